@@ -1,0 +1,33 @@
+"""Content hashes: has a node changed in a way that needs a new embedding?
+
+    content_hash = sha256(version, tier, embed_text, source_text)
+
+Each part is length-prefixed, so no two different inputs share a byte stream.
+The hash reads only what is embedded (which names the file but holds no
+line numbers) and the node's source text, so CPG ids and line shifts never
+change it, while any edit to the body or the summary does.
+
+Laws (tests/properties/test_hashing.py): deterministic; changes when the
+embedded text, the source or the tier changes; independent of ids and lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from greploom.core.summary import Tier
+
+HASH_VERSION = "1"  # bump when the hashed parts change, so every node is re-embedded once
+
+
+def content_hash(embed_text: str, source_text: str | None, tier: Tier) -> str:
+    """A hex sha256 of what decides a node's embedding and stored text."""
+    digest = hashlib.sha256()
+    parts = (HASH_VERSION, tier.value, embed_text, "\x00" if source_text is None else source_text)
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    # None and "" must differ: a None marker is a lone NUL, and a flag says which.
+    digest.update(b"\x01" if source_text is None else b"\x00")
+    return digest.hexdigest()

@@ -1,0 +1,128 @@
+"""Stable keys for the nodes greploom indexes (functions, classes, modules).
+
+treeloom ids end in a build-wide counter, so inserting one line renumbers
+every later node of every later file. The index keys on something that only
+moves when the code it names moves:
+
+    key = "{kind}:{file}"                      for a module
+    key = "{kind}:{file}:{path}"               otherwise
+
+where ``path`` is the chain of enclosing class and function names joined by
+dots (module, branch and loop scopes do not count), and a same-named sibling
+(any kind, same file, same enclosing path) after the first gets ``#2``,
+``#3``... in source order.
+
+Laws (tests/properties/test_keys.py):
+
+- keys are unique within one CPG;
+- renumbering ids or shifting lines leaves every key unchanged;
+- renaming a definition or moving it to another file changes its key.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from greploom.core.cpg import CpgGraph, CpgNode, NodeKind
+
+INDEXABLE_KINDS = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.MODULE})
+_PATH_KINDS = (NodeKind.FUNCTION, NodeKind.CLASS)
+
+
+@attrs.frozen
+class NodeIdentity:
+    """Who an indexable node is: its stable key, current id and names."""
+
+    key: str
+    node_id: str
+    kind: NodeKind
+    name: str
+    qualname: str  # dotted, starting at the module's dotted path: pkg.mod.Class.method
+    file: str
+    line: int
+    end_line: int | None
+
+
+def module_path(file: str) -> str:
+    """The dotted module name of a file path: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``.
+
+    ``__init__`` is dropped, as Python names packages; other stems are kept.
+    """
+    stem = file.rsplit(".", 1)[0] if "." in file.rsplit("/", 1)[-1] else file
+    parts = [p for p in stem.split("/") if p]
+    if len(parts) > 1 and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sort_key(node: CpgNode, order: int) -> tuple[int, int, int]:
+    column = node.location.column if node.location else 0
+    return (node.line, column, order)
+
+
+def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
+    """Identities of every function, class and module node, in input order."""
+    indexable = [n for n in graph.nodes.values() if n.kind in INDEXABLE_KINDS]
+    order = {n.id: i for i, n in enumerate(indexable)}
+
+    # Siblings are grouped by (file, enclosing definition, name), whatever their
+    # kind: a class and a function of one name in one scope get distinct paths,
+    # so their children cannot collide. The enclosing definition only counts
+    # when it lies in the same file.
+    parents: dict[str, CpgNode | None] = {}
+    groups: dict[tuple[str, str | None, str], list[CpgNode]] = {}
+    for node in indexable:
+        if node.kind is NodeKind.MODULE:
+            continue
+        parent = graph.enclosing(node, *_PATH_KINDS)
+        if parent is not None and parent.file != node.file:
+            parent = None
+        parents[node.id] = parent
+        group_key = (node.file, parent.id if parent else None, node.name)
+        groups.setdefault(group_key, []).append(node)
+    ranks: dict[str, int] = {}
+    for members in groups.values():
+        ranked = sorted(members, key=lambda n: _sort_key(n, order[n.id]))
+        for rank, member in enumerate(ranked):
+            ranks[member.id] = rank
+
+    paths: dict[str, str] = {}
+
+    def path_of(node: CpgNode) -> str:
+        cached = paths.get(node.id)
+        if cached is not None:
+            return cached
+        rank = ranks[node.id]
+        own = node.name if rank == 0 else f"{node.name}#{rank + 1}"
+        parent = parents[node.id]
+        result = f"{path_of(parent)}.{own}" if parent is not None else own
+        paths[node.id] = result
+        return result
+
+    module_ordinals: dict[str, int] = {}
+    result: list[NodeIdentity] = []
+    for node in indexable:
+        mod = module_path(node.file)
+        if node.kind is NodeKind.MODULE:
+            seen = module_ordinals.get(node.file, 0) + 1
+            module_ordinals[node.file] = seen
+            key = f"module:{node.file}" + ("" if seen == 1 else f"#{seen}")
+            qualname = mod or node.name
+        else:
+            path = path_of(node)
+            key = f"{node.kind.value}:{node.file}:{path}"
+            plain = ".".join(part.split("#", 1)[0] for part in path.split("."))
+            qualname = f"{mod}.{plain}" if mod else plain
+        result.append(
+            NodeIdentity(
+                key=key,
+                node_id=node.id,
+                kind=node.kind,
+                name=node.name,
+                qualname=qualname,
+                file=node.file,
+                line=node.line,
+                end_line=node.end_line,
+            )
+        )
+    return tuple(result)

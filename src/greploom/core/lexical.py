@@ -1,0 +1,135 @@
+"""Identifier-aware tokens for BM25, and query text turned into a safe FTS5 expression.
+
+Code is searched by names people split in their heads: ``apply_discount`` is
+also ``apply`` and ``discount``; ``HTTPServerError`` is also ``http``,
+``server`` and ``error``; ``shop.pricing`` is also ``shop`` and ``pricing``.
+:func:`identifier_tokens` emits, for every word of a text, the whole word
+lower-cased and then its dotted, snake_case and camelCase parts. Documents and
+queries go through the same function, and the FTS5 table stems both sides
+with its porter tokenizer, so a query for any part finds the whole.
+
+Query text is data, never syntax: :func:`fts_match_expression` quotes every
+token as an FTS5 string (doubling any quote) and joins them with ``OR``, so
+operators, quotes, parentheses and column filters in the text mean nothing.
+
+Laws (tests/properties/test_lexical.py): every part of an identifier is
+among its tokens; tokens are lower-case and non-empty; a query for a part
+finds the document holding the identifier; the expression for any string is
+accepted by a real FTS5 table.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word: letters, digits and underscores, optionally joined by dots (a.b.c).
+_WORD = re.compile(r"[^\W\d][\w]*(?:\.[^\W\d][\w]*)*|\d+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+MAX_QUERY_TOKENS = 64  # keeps pathological queries (a pasted file) cheap for FTS5
+
+# Words that carry no signal in questions agents ask ("where is the ... done").
+STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    )
+)
+
+
+def identifier_parts(word: str) -> tuple[str, ...]:
+    """The parts of one identifier, lower-cased: dotted, then snake, then camel pieces."""
+    parts: list[str] = []
+    for dotted in word.split("."):
+        if not dotted:
+            continue
+        if "." in word:
+            parts.append(dotted.lower())
+        for snake in dotted.split("_"):
+            if not snake:
+                continue
+            if snake != dotted:
+                parts.append(snake.lower())
+            pieces = _CAMEL.findall(snake)
+            if len(pieces) > 1:
+                parts.extend(p.lower() for p in pieces)
+    return tuple(parts)
+
+
+def identifier_tokens(text: str) -> tuple[str, ...]:
+    """Tokens of a text for BM25: each word whole, then its parts (order kept, repeats kept)."""
+    tokens: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        whole = word.lower()
+        tokens.append(whole)
+        tokens.extend(p for p in identifier_parts(word) if p != whole)
+    return tuple(tokens)
+
+
+def query_tokens(text: str) -> tuple[str, ...]:
+    """Distinct tokens of a query, stopwords dropped unless nothing else is left."""
+    tokens = tuple(dict.fromkeys(identifier_tokens(text)))
+    meaningful = tuple(t for t in tokens if t not in STOPWORDS)
+    return (meaningful or tokens)[:MAX_QUERY_TOKENS]
+
+
+def fts_quote(token: str) -> str:
+    """One FTS5 string literal: double quotes around, inner quotes doubled."""
+    return '"' + token.replace('"', '""') + '"'
+
+
+def fts_match_expression(text: str) -> str:
+    """An FTS5 MATCH expression for any query text: its tokens, quoted, OR-ed.
+
+    Text with no tokens gives ``""``, an empty phrase that FTS5 accepts and
+    that matches nothing.
+    """
+    tokens = query_tokens(text)
+    if not tokens:
+        return '""'
+    return " OR ".join(fts_quote(t) for t in tokens)

@@ -1,0 +1,172 @@
+"""Rendering: expanded nodes to markdown blocks, and a packing to the JSON envelope.
+
+A block reads::
+
+    ## {relationship}: {kind} {qualname} ({file}:{line})
+    {summary}
+    Defined at {file}:{line}[-{end_line}]
+    {relationship} of {qualname it was reached from}      (expanded nodes only)
+    ```{language}
+    {source}                                              (with include_source)
+    ```
+
+The fence is one backtick longer than the longest backtick run in the
+source (at least three), so source containing fences cannot break out.
+
+The JSON envelope is ``{"metadata": {...}, "results": [...]}``: one result per
+packed block with node id and stable key, name, kind, file, line,
+relationship, relevance, tokens, text, ``source`` (null when absent or not
+asked for) and ``structural_context``. Its shape is a public contract: fields
+may be added, never renamed or removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from greploom.core.budget import ContextBlock, Packing, TokenCounter, pack_blocks
+from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
+
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "jsx",
+    ".ts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".rb": "ruby",
+    ".kt": "kotlin",
+    ".cs": "csharp",
+    ".php": "php",
+    ".swift": "swift",
+}
+_TICKS = re.compile(r"`+")
+
+
+def language_of(file: str) -> str:
+    """The fence language hint for a file, from its extension ('' when unknown)."""
+    name = file.rsplit("/", 1)[-1]
+    if "." not in name:
+        return ""
+    return LANGUAGES.get("." + name.rsplit(".", 1)[1].lower(), "")
+
+
+def fence_for(source: str) -> str:
+    """A backtick fence longer than any backtick run inside ``source``."""
+    longest = max((len(m.group(0)) for m in _TICKS.finditer(source)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def location_text(file: str, line: int, end_line: int | None = None) -> str:
+    """``file:line`` or ``file:line-end``."""
+    if end_line is not None and end_line > line:
+        return f"{file}:{line}-{end_line}"
+    return f"{file}:{line}"
+
+
+def render_block(
+    node: ExpandedNode, include_source: bool = False, via_name: str | None = None
+) -> str:
+    """The markdown block for one expanded node."""
+    ref = node.ref
+    lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"]
+    if node.summary:
+        lines.append(node.summary)
+    lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
+    if node.relationship is not Relationship.HIT and via_name:
+        lines.append(f"{node.relationship.value.replace('_', ' ')} of {via_name}")
+    if include_source and node.source:
+        fence = fence_for(node.source)
+        lines.append(f"{fence}{language_of(ref.file)}")
+        lines.append(node.source.rstrip("\n"))
+        lines.append(fence)
+    return "\n".join(lines)
+
+
+def context_blocks(
+    nodes: Sequence[ExpandedNode], include_source: bool = False
+) -> tuple[ContextBlock, ...]:
+    """Blocks for expanded nodes, in their order."""
+    names = {n.ref.key: n.qualname for n in nodes}
+    return tuple(
+        ContextBlock(
+            key=n.ref.key,
+            text=render_block(n, include_source, names.get(n.via) if n.via else None),
+            relevance=n.relevance,
+        )
+        for n in nodes
+    )
+
+
+def assemble_context(
+    nodes: Sequence[ExpandedNode],
+    budget: int,
+    count: TokenCounter,
+    include_source: bool = False,
+    reserve: int = 0,
+) -> Packing:
+    """Render expanded nodes and pack them into ``budget`` tokens."""
+    return pack_blocks(context_blocks(nodes, include_source), budget, count, reserve)
+
+
+def _ref_json(ref: NodeRef) -> dict[str, Any]:
+    return {"key": ref.key, "name": ref.name, "kind": ref.kind, "file": ref.file, "line": ref.line}
+
+
+def structure_json(structure: StructuralContext) -> dict[str, Any]:
+    """The structural context as JSON-ready lists of ``{key, name, kind, file, line}``."""
+    return {
+        "callers": [_ref_json(r) for r in structure.callers],
+        "callees": [_ref_json(r) for r in structure.callees],
+        "parameters": [_ref_json(r) | {"detail": r.detail} for r in structure.parameters],
+        "parent_class": _ref_json(structure.parent_class) if structure.parent_class else None,
+        "data_sources": [_ref_json(r) for r in structure.data_sources],
+        "imports": [_ref_json(r) | {"detail": r.detail} for r in structure.imports],
+        "members": [_ref_json(r) for r in structure.members],
+    }
+
+
+def render_json(
+    metadata: Mapping[str, Any],
+    packing: Packing,
+    nodes: Sequence[ExpandedNode],
+    include_source: bool = False,
+) -> dict[str, Any]:
+    """The ``{"metadata", "results"}`` envelope for a packing of ``nodes``."""
+    by_key = {n.ref.key: n for n in nodes}
+    results = []
+    for packed in packing.blocks:
+        node = by_key[packed.block.key]
+        results.append(
+            {
+                "node_id": node.node_id or None,
+                "key": node.ref.key,
+                "name": node.ref.name,
+                "qualname": node.qualname,
+                "kind": node.ref.kind,
+                "file": node.ref.file,
+                "line": node.ref.line,
+                "end_line": node.end_line,
+                "relationship": node.relationship.value,
+                "relevance": round(node.relevance, 6),
+                "via": node.via,
+                "tokens": packed.tokens,
+                "cut": packed.cut,
+                "text": packed.text,
+                "source": node.source if include_source else None,
+                "structural_context": structure_json(node.structure),
+            }
+        )
+    return {"metadata": dict(metadata), "results": results}

@@ -1,0 +1,256 @@
+"""Summaries of function, class and module nodes: what is shown and what is embedded.
+
+Two tiers:
+
+- ``fast``: one signature line (``def name(a: int, b)``, ``class C(Base)``,
+  ``module pkg.mod``);
+- ``enhanced``: the signature, decorators, a bounded docstring excerpt,
+  callees (resolved through ``calls`` edges to qualified names, unresolved ones
+  kept as written), bases and methods of a class, and for a module its
+  docstring, top-level definitions and imports.
+
+The text to embed is ``{qualname} ({file})`` followed by the summary: it
+names the file but holds no line number, so moving code does not change it.
+
+Laws (tests/properties/test_summary.py): a function with parameters never
+prints as ``name()``; parameters appear in positional order; no line number
+appears in the embedded text; the fast summary is one line and is the first
+line of the enhanced one.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from collections.abc import Iterable, Mapping
+
+import attrs
+
+from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
+
+DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded for huge ones
+MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
+_PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+_STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
+_CALL_NAME = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
+
+
+class Tier(str, enum.Enum):
+    """How much a summary says; part of the content hash."""
+
+    FAST = "fast"
+    ENHANCED = "enhanced"
+
+
+@attrs.frozen
+class Summary:
+    """A node's summary: ``text`` is shown to readers, ``embed_text`` is embedded."""
+
+    text: str
+    embed_text: str
+    tier: Tier
+
+
+def is_python(file: str) -> bool:
+    """Whether a file is Python source, where docstrings and decorators exist."""
+    return file.endswith(_PYTHON_SUFFIXES)
+
+
+def parameters(graph: CpgGraph, node: CpgNode) -> tuple[CpgNode, ...]:
+    """The parameter nodes of a function in positional order."""
+    params = [
+        p
+        for e in graph.out_edges(node.id, EdgeKind.HAS_PARAMETER)
+        if (p := graph.node(e.target)) is not None and p.kind is NodeKind.PARAMETER
+    ]
+    if not params:
+        params = [c for c in graph.children(node.id) if c.kind is NodeKind.PARAMETER]
+    unique = {p.id: p for p in params}.values()
+
+    def position(p: CpgNode) -> tuple[int, int, int]:
+        pos = p.attr("position")
+        column = p.location.column if p.location else 0
+        return (pos if isinstance(pos, int) else 1 << 30, p.line, column)
+
+    return tuple(sorted(unique, key=position))
+
+
+def parameter_text(param: CpgNode) -> str:
+    """``name: annotation`` or ``name``."""
+    annotation = param.attr("type_annotation")
+    return (
+        f"{param.name}: {annotation}" if isinstance(annotation, str) and annotation else param.name
+    )
+
+
+def signature(graph: CpgGraph, node: CpgNode, qualname: str) -> str:
+    """The one-line signature of a function, class or module node."""
+    if node.kind is NodeKind.MODULE:
+        return f"module {qualname}"
+    if node.kind is NodeKind.CLASS:
+        bases = _strings(node.attr("bases"))
+        return f"class {node.name}({', '.join(bases)})" if bases else f"class {node.name}"
+    params = ", ".join(parameter_text(p) for p in parameters(graph, node))
+    if is_python(node.file):
+        keyword = "async def" if node.attr("is_async") is True else "def"
+    else:
+        keyword = "async function" if node.attr("is_async") is True else "function"
+    return f"{keyword} {node.name}({params})"
+
+
+def docstring(graph: CpgGraph, node: CpgNode) -> str | None:
+    """The docstring: a string literal that is the first statement of the body.
+
+    Only Python has docstrings. For a function or class the literal must sit
+    below the ``def``/``class`` line (so a default value is never taken).
+    """
+    if not is_python(node.file):
+        return None
+    body = [
+        c
+        for c in graph.children(node.id)
+        if c.kind is not NodeKind.PARAMETER and (node.kind is NodeKind.MODULE or c.line > node.line)
+    ]
+    if not body:
+        return None
+    first = min(body, key=lambda c: (c.line, c.location.column if c.location else 0))
+    if first.kind is not NodeKind.LITERAL or first.attr("literal_type") != "str":
+        return None
+    raw = first.attr("raw_value")
+    raw = raw if isinstance(raw, str) else first.name
+    return _unquote(raw)
+
+
+def _unquote(raw: str) -> str | None:
+    match = _STRING_PREFIX.match(raw)
+    if match is None:
+        return None
+    quote = match.group(1)
+    body = raw[match.end() :]
+    if body.endswith(quote):
+        body = body[: -len(quote)]
+    text = inspect.cleandoc(body).strip()
+    return text or None
+
+
+def excerpt(text: str, limit: int = DOC_EXCERPT_CHARS) -> str:
+    """The first paragraph of a docstring, cut at a word boundary within ``limit``."""
+    paragraph = text.split("\n\n", 1)[0]
+    flat = " ".join(paragraph.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + " ..."
+
+
+def call_name(raw: str) -> str | None:
+    """A call's name as written, tidied: whitespace folded, chained calls shortened.
+
+    ``text\\n .split(x)\\n .join`` becomes ``join``; pseudo-calls such as
+    treeloom's ``f-string`` are dropped.
+    """
+    name = "".join(raw.split())
+    if ")" in name:
+        name = name.rsplit(")", 1)[1].lstrip(".")
+    return name if _CALL_NAME.match(name) else None
+
+
+def callees(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> tuple[str, ...]:
+    """Names of what a definition calls: resolved qualnames, else the name as written."""
+    names: list[str] = []
+    for child in graph.descendants_in(node):
+        if child.kind is not NodeKind.CALL:
+            continue
+        targets = [e.target for e in graph.out_edges(child.id, EdgeKind.CALLS)]
+        resolved = [qualnames[t] for t in targets if t in qualnames]
+        if resolved:
+            names.extend(resolved)
+        elif (written := call_name(child.name)) is not None:
+            names.append(written)
+    return _unique(names)
+
+
+def import_text(node: CpgNode) -> str:
+    """An import as Python would write it: ``from m import a, b`` or ``import m``."""
+    module = node.attr("module")
+    module = module if isinstance(module, str) else node.name
+    names = _strings(node.attr("names"))
+    if node.attr("is_from") is True and names:
+        return f"from {module} import {', '.join(names)}"
+    return f"import {module}"
+
+
+def import_targets(node: CpgNode) -> tuple[str, ...]:
+    """What an import brings in, as dotted names: ``m.a, m.b`` or ``m``."""
+    module = node.attr("module")
+    module = module if isinstance(module, str) else node.name
+    names = _strings(node.attr("names"))
+    if node.attr("is_from") is True and names:
+        return tuple(f"{module}.{n}" for n in names)
+    return (module,)
+
+
+def summarize_node(
+    graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], tier: Tier
+) -> Summary:
+    """Summarise one function, class or module node at the given tier.
+
+    ``qualnames`` maps CPG ids of indexable nodes to their qualified names
+    (from :func:`greploom.core.keys.node_identities`), used to name callees.
+    """
+    qualname = qualnames.get(node.id, node.name)
+    lines = [signature(graph, node, qualname)]
+    if tier is Tier.ENHANCED:
+        lines.extend(_enhanced_lines(graph, node, qualnames))
+    text = "\n".join(lines)
+    embed_text = f"{qualname} ({node.file})\n{text}"
+    return Summary(text=text, embed_text=embed_text, tier=tier)
+
+
+def _enhanced_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> list[str]:
+    lines: list[str] = []
+    decorators = _strings(node.attr("decorators"))
+    if decorators:
+        lines.append("decorators: " + ", ".join(f"@{d}" for d in decorators))
+    doc = docstring(graph, node)
+    if doc:
+        lines.append(excerpt(doc))
+    inner = list(graph.descendants_in(node))
+    if node.kind is NodeKind.FUNCTION:
+        called = callees(graph, node, qualnames)
+        if called:
+            lines.append("calls: " + _listing(called))
+    elif node.kind is NodeKind.CLASS:
+        methods = _unique(c.name for c in inner if c.kind is NodeKind.FUNCTION)
+        if methods:
+            lines.append("methods: " + _listing(methods))
+        nested = _unique(c.name for c in inner if c.kind is NodeKind.CLASS)
+        if nested:
+            lines.append("classes: " + _listing(nested))
+    else:
+        defined = _unique(c.name for c in inner if c.kind in (NodeKind.CLASS, NodeKind.FUNCTION))
+        if defined:
+            lines.append("defines: " + _listing(defined))
+        imported = _unique(t for c in inner if c.kind is NodeKind.IMPORT for t in import_targets(c))
+        if imported:
+            lines.append("imports: " + _listing(imported))
+    return lines
+
+
+def _listing(names: tuple[str, ...]) -> str:
+    shown = ", ".join(names[:MAX_LISTED])
+    rest = len(names) - MAX_LISTED
+    return f"{shown} (+{rest} more)" if rest > 0 else shown
+
+
+def _unique(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if isinstance(value, tuple):
+        return tuple(v for v in value if isinstance(v, str))
+    if isinstance(value, str):
+        return (value,)
+    return ()

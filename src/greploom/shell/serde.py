@@ -1,0 +1,144 @@
+"""Reading a treeloom CPG JSON file into core values: the one cattrs converter.
+
+What treeloom writes is documented in ``shared/TREELOOM_CPG.md``; what other
+producers write can be anything, so every failure becomes one
+:class:`~greploom.core.errors.CpgError` line naming the JSON path
+(``$.nodes[12].location.line``). Unknown node or edge kinds (a newer
+treeloom) are skipped and counted, not fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import cattrs
+
+from greploom.core.cpg import AttrPairs, AttrValue, CpgData, CpgEdge, CpgNode, EdgeKind, NodeKind
+from greploom.core.errors import CpgError
+
+_NODE_KINDS = frozenset(k.value for k in NodeKind)
+_EDGE_KINDS = frozenset(k.value for k in EdgeKind)
+
+
+def _attr_value(value: Any) -> AttrValue:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)
+    if isinstance(value, dict):
+        # e.g. import aliases {"np": "numpy"}: kept as "name=alias" strings
+        return tuple(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _attrs_pairs(value: Any, _type: Any) -> tuple[tuple[str, AttrValue], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise TypeError("attrs must be an object")
+    return tuple(sorted((str(k), _attr_value(v)) for k, v in value.items()))
+
+
+def _strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _strict_int(value: Any, _type: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {type(value).__name__}")
+    return value
+
+
+def make_converter() -> cattrs.Converter:
+    """The converter for CPG JSON; built once, never modified elsewhere."""
+    conv = cattrs.Converter()
+    # Exact-type predicates: a singledispatch hook for str would also catch the
+    # str-based enums NodeKind and EdgeKind.
+    conv.register_structure_hook_func(lambda t: t is str, _strict_str)
+    conv.register_structure_hook_func(lambda t: t is int, _strict_int)
+    conv.register_structure_hook_func(lambda t: t == AttrPairs, _attrs_pairs)
+    return conv
+
+
+_CONVERTER = make_converter()
+
+
+def _structure(conv: cattrs.Converter, raw: Any, cls: type[Any], path: str) -> Any:
+    try:
+        return conv.structure(raw, cls)
+    except Exception as exc:  # cattrs raises ExceptionGroups with the details
+        lines = (
+            cattrs.transform_error(exc, path=path)
+            if isinstance(exc, cattrs.BaseValidationError)
+            else [f"{exc} @ {path}"]
+        )
+        raise CpgError(f"invalid CPG: {lines[0]}") from exc
+
+
+def cpg_from_json(raw: Any, converter: cattrs.Converter | None = None) -> CpgData:
+    """Structure decoded JSON into :class:`CpgData`, or raise :class:`CpgError`."""
+    conv = converter or _CONVERTER
+    if not isinstance(raw, dict):
+        raise CpgError(f"invalid CPG: the top level must be a JSON object, not {_kind(raw)}")
+    for field in ("nodes", "edges"):
+        if field not in raw:
+            raise CpgError(f"invalid CPG: required field missing @ $.{field}")
+        if not isinstance(raw[field], list):
+            raise CpgError(f"invalid CPG: expected a list, got {_kind(raw[field])} @ $.{field}")
+    version = raw.get("treeloom_version", "")
+    nodes: list[CpgNode] = []
+    skipped_nodes = 0
+    for i, item in enumerate(raw["nodes"]):
+        kind = item.get("kind") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in _NODE_KINDS:
+            skipped_nodes += 1  # a kind from a newer treeloom: skipped, counted, reported
+            continue
+        nodes.append(_structure(conv, item, CpgNode, f"$.nodes[{i}]"))
+    edges: list[CpgEdge] = []
+    skipped_edges = 0
+    for i, item in enumerate(raw["edges"]):
+        kind = item.get("kind") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in _EDGE_KINDS:
+            skipped_edges += 1  # a kind from a newer treeloom: skipped, counted, reported
+            continue
+        edges.append(_structure(conv, item, CpgEdge, f"$.edges[{i}]"))
+    return CpgData(
+        nodes=tuple(nodes),
+        edges=tuple(edges),
+        treeloom_version=version if isinstance(version, str) else str(version),
+        skipped_nodes=skipped_nodes,
+        skipped_edges=skipped_edges,
+    )
+
+
+def _kind(value: Any) -> str:
+    names: Mapping[type[Any], str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
+
+
+def read_json(path: Path, opener: Callable[[Path], bytes] | None = None) -> Any:
+    """Read and decode a JSON file, with one-line errors for every way it fails."""
+    try:
+        data = opener(path) if opener else path.read_bytes()
+    except FileNotFoundError as exc:
+        raise CpgError(f"CPG file not found: {path}") from exc
+    except IsADirectoryError as exc:
+        raise CpgError(f"{path} is a directory, not a CPG JSON file") from exc
+    except OSError as exc:
+        raise CpgError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not data.strip():
+        raise CpgError(f"{path} is empty, not a CPG JSON file")
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CpgError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def load_cpg(path: str | Path) -> CpgData:
+    """Read a treeloom CPG JSON file into :class:`CpgData`."""
+    return cpg_from_json(read_json(Path(path)))

@@ -1,0 +1,137 @@
+"""Known answers of the pure core on real treeloom CPGs of the sample projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from greploom.core.context import resolve_contexts
+from greploom.core.cpg import CpgGraph
+from greploom.core.expand import NodeContext, Relationship, expand_hits
+from greploom.core.keys import node_identities
+from greploom.core.render import assemble_context
+from greploom.core.summary import Tier, summarize_node
+from greploom.shell.serde import load_cpg
+from tests.conftest import build_cpg_file
+
+
+def _index(cpg: Path, tier: Tier = Tier.ENHANCED) -> tuple[dict[str, str], dict[str, NodeContext]]:
+    graph = CpgGraph(load_cpg(cpg))
+    idents = node_identities(graph)
+    qualnames = {i.node_id: i.qualname for i in idents}
+    summaries = {}
+    for ident in idents:
+        node = graph.node(ident.node_id)
+        assert node is not None
+        summaries[ident.key] = summarize_node(graph, node, qualnames, tier).text
+    contexts = {c.ref.key: c for c in resolve_contexts(graph, idents, summaries)}
+    return summaries, contexts
+
+
+def test_keys_of_the_python_sample(pyshop_cpg: Path) -> None:
+    """Keys name kind, file and scope path; a def inside an `if` skips the branch."""
+    summaries, _ = _index(pyshop_cpg)
+    assert {
+        "module:shop/net.py",
+        "function:shop/net.py:backoff_delay",
+        "function:shop/net.py:describe_policy",
+        "class:shop/cart.py:Cart",
+        "function:shop/cart.py:Cart.total",
+        "function:shop/cart.py:GiftCart.total",
+        "module:shop/__init__.py",
+    } <= set(summaries)
+
+
+def test_enhanced_summary_of_a_function(pyshop_cpg: Path) -> None:
+    """Signature with annotations, docstring and resolved callees, as an agent reads it."""
+    summaries, _ = _index(pyshop_cpg)
+    assert summaries["function:shop/pricing.py:total_price"] == (
+        "def total_price(prices: list, percent: float)\n"
+        "Sum the discounted prices and add tax.\n"
+        "calls: shop.pricing.apply_discount, sum, shop.pricing.add_tax"
+    )
+    assert summaries["function:shop/cart.py:Cart.size"] == (
+        "def size()\ndecorators: @property\ncalls: len"
+    )
+
+
+def test_enhanced_summary_of_class_and_module(pyshop_cpg: Path) -> None:
+    """Classes list bases and methods; modules their docstring, definitions and imports."""
+    summaries, _ = _index(pyshop_cpg)
+    assert summaries["class:shop/cart.py:GiftCart"] == (
+        "class GiftCart(Cart)\n"
+        "A cart whose total is always discounted by ten percent.\n"
+        "methods: total"
+    )
+    assert summaries["module:shop/net.py"] == (
+        "module shop.net\n"
+        "Checkout over HTTP with retries and exponential backoff.\n"
+        "defines: backoff_delay, send_order, post_json, describe_policy\n"
+        "imports: time"
+    )
+
+
+def test_fast_summary_is_one_signature_line(pyshop_cpg: Path) -> None:
+    """The fast tier is the signature alone."""
+    summaries, _ = _index(pyshop_cpg, Tier.FAST)
+    assert summaries["function:shop/net.py:backoff_delay"] == (
+        "def backoff_delay(attempt: int, base: float)"
+    )
+
+
+def test_structural_context_of_a_known_function(pyshop_cpg: Path) -> None:
+    """Callers are enclosing functions, callees resolved targets, imports those used."""
+    _, contexts = _index(pyshop_cpg)
+    total = contexts["function:shop/cart.py:Cart.total"].structure
+    assert [r.key for r in total.callers] == ["function:shop/cart.py:GiftCart.total"]
+    assert [r.key for r in total.callees] == ["function:shop/pricing.py:total_price"]
+    assert [r.detail for r in total.parameters] == ["percent: float"]
+    assert total.parent_class is not None and total.parent_class.key == "class:shop/cart.py:Cart"
+    assert [r.detail for r in total.imports] == ["from shop.pricing import total_price"]
+    discount = contexts["function:shop/pricing.py:apply_discount"].structure
+    assert [r.key for r in discount.data_sources] == ["function:shop/pricing.py:total_price"]
+
+
+def test_expansion_and_packing_on_the_sample(pyshop_cpg: Path) -> None:
+    """A hit brings its caller and callees, each block headed and within budget."""
+    _, contexts = _index(pyshop_cpg)
+    nodes = expand_hits(["function:shop/net.py:backoff_delay"], contexts, depth=2)
+    rel = {n.ref.key: n.relationship for n in nodes}
+    assert rel["function:shop/net.py:backoff_delay"] is Relationship.HIT
+    assert rel["function:shop/net.py:send_order"] is Relationship.CALLER
+    packing = assemble_context(nodes, 200, len, include_source=True)
+    assert packing.tokens_used <= 200
+    assert packing.text.startswith("## hit: function shop.net.backoff_delay (shop/net.py:8)")
+
+
+def test_keys_survive_an_inserted_line(sample_dir: Path, tmp_path: Path) -> None:
+    """One line inserted at the top of a file renumbers treeloom ids but no key."""
+    before = load_cpg(build_cpg_file(sample_dir / "pyshop", tmp_path / "a.json"))
+    edited = tmp_path / "edited"
+    import shutil
+
+    shutil.copytree(sample_dir / "pyshop", edited)
+    cart = edited / "shop" / "cart.py"
+    cart.write_text("# a comment\n" + cart.read_text())
+    after = load_cpg(build_cpg_file(edited, tmp_path / "b.json"))
+    ids_before = {i.key: i.node_id for i in node_identities(CpgGraph(before))}
+    ids_after = {i.key: i.node_id for i in node_identities(CpgGraph(after))}
+    assert set(ids_before) == set(ids_after)
+    assert ids_before != ids_after
+
+
+@pytest.mark.parametrize("key", ["function:strings.js:slugify", "class:strings.js:Formatter"])
+def test_javascript_sample(jsutil_cpg: Path, key: str) -> None:
+    """JavaScript nodes have no end line or source; summaries use `function`."""
+    summaries, contexts = _index(jsutil_cpg)
+    assert key in summaries
+    assert contexts[key].end_line is None and contexts[key].source is None
+    assert summaries["function:strings.js:titleCase"].startswith(
+        "function titleCase(text, separator)"
+    )
+    callers = contexts["function:strings.js:slugify"].structure.callers
+    assert {r.key for r in callers} == {
+        "function:index.js:makeLink",
+        "function:strings.js:Formatter.format",
+    }
