@@ -24,6 +24,7 @@ thousands of places cannot flood a context.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
@@ -33,6 +34,12 @@ from greploom.core.summary import call_name, import_text, parameter_text, parame
 
 MAX_NEIGHBOURS = 40  # per relationship; the packer would drop the rest anyway
 _NAME = re.compile(r"[A-Za-z_][\w]*")
+
+
+def source_block(text: str, column: int) -> str:
+    """Source text as a block: treeloom starts it at ``def``, dropping the first line's
+    indent while later lines keep theirs, so the indent is restored, then removed evenly."""
+    return textwrap.dedent(" " * column + text)
 
 
 def _ref(ident: NodeIdentity) -> NodeRef:
@@ -140,9 +147,10 @@ class _Resolver:
             text = import_text(imp)
             seen[text] = seen.get(text, 0) + 1
             suffix = "" if seen[text] == 1 else f"#{seen[text]}"
+            module = imp.attr("module")
             yield NodeRef(
                 key=f"import:{imp.file}:{text}{suffix}",
-                name=text,
+                name=module if isinstance(module, str) and module else text,
                 kind=NodeKind.IMPORT.value,
                 file=imp.file,
                 line=imp.line,
@@ -204,6 +212,8 @@ def resolve_contexts(
             members=members[: MAX_NEIGHBOURS * 4],
         )
         source = node.attr("source_text")
+        if isinstance(source, str):
+            source = source_block(source, node.location.column if node.location else 0)
         contexts.append(
             NodeContext(
                 ref=_ref(ident),

@@ -6,6 +6,9 @@ A block reads::
     {summary}
     Defined at {file}:{line}[-{end_line}]
     {relationship} of {qualname it was reached from}      (expanded nodes only)
+
+Parameters and imports are two lines: the header, then their text and
+what they belong to.
     ```{language}
     {source}                                              (with include_source)
     ```
@@ -53,6 +56,7 @@ LANGUAGES = {
     ".swift": "swift",
 }
 _TICKS = re.compile(r"`+")
+LEAF_KINDS = frozenset({"parameter", "import"})  # shown as header plus one line
 
 
 def language_of(file: str) -> str:
@@ -82,11 +86,16 @@ def render_block(
     """The markdown block for one expanded node."""
     ref = node.ref
     lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"]
+    relation = node.relationship.value.replace("_", " ")
+    if ref.kind in LEAF_KINDS:  # a parameter or import: one line says it all
+        tail = f" ({relation} of {via_name})" if via_name else ""
+        lines.append(f"{node.summary}{tail}")
+        return "\n".join(lines)
     if node.summary:
         lines.append(node.summary)
     lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
     if node.relationship is not Relationship.HIT and via_name:
-        lines.append(f"{node.relationship.value.replace('_', ' ')} of {via_name}")
+        lines.append(f"{relation} of {via_name}")
     if include_source and node.source:
         fence = fence_for(node.source)
         lines.append(f"{fence}{language_of(ref.file)}")

@@ -18,6 +18,7 @@ import cattrs
 
 from greploom.core.cpg import AttrPairs, AttrValue, CpgData, CpgEdge, CpgNode, EdgeKind, NodeKind
 from greploom.core.errors import CpgError
+from greploom.core.expand import StructuralContext
 
 _NODE_KINDS = frozenset(k.value for k in NodeKind)
 _EDGE_KINDS = frozenset(k.value for k in EdgeKind)
@@ -142,3 +143,14 @@ def read_json(path: Path, opener: Callable[[Path], bytes] | None = None) -> Any:
 def load_cpg(path: str | Path) -> CpgData:
     """Read a treeloom CPG JSON file into :class:`CpgData`."""
     return cpg_from_json(read_json(Path(path)))
+
+
+def structure_to_json(structure: StructuralContext) -> str:
+    """The stored form of a node's structural context (compact JSON)."""
+    return json.dumps(_CONVERTER.unstructure(structure), separators=(",", ":"))
+
+
+def structure_from_json(text: str) -> StructuralContext:
+    """The structural context back from its stored form."""
+    result: StructuralContext = _CONVERTER.structure(json.loads(text), StructuralContext)
+    return result

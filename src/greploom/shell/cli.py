@@ -1,0 +1,237 @@
+"""The ``greploom`` command line: a thin skin over the index, query and status use cases.
+
+Exit codes (also in the README and ``greploom --help``):
+
+    0  success
+    1  other greploom error
+    2  bad usage: unknown flag, value out of range, nothing to do
+    3  the CPG cannot be read or built
+    4  the index is missing, not an index, too new, or busy
+    5  the embedder is unreachable, answered badly, or differs from the index's
+   70  internal error (a bug: please report it; GREPLOOM_DEBUG=1 shows the traceback)
+  130  interrupted
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from cyclopts import App, Parameter
+from cyclopts.exceptions import CycloptsError
+
+import greploom
+from greploom.core.errors import GreploomError, UsageError
+from greploom.shell.config import GrepLoomConfig
+
+EXIT_CODES = __doc__.split("Exit codes", 1)[1].split("\n", 1)[1] if __doc__ else ""
+
+app = App(
+    name="greploom",
+    help="The right code for a question, in few tokens, offline.\n\nExit codes:\n" + EXIT_CODES,
+    version=greploom.__version__,
+    result_action="return_value",
+)
+
+Tier = Literal["fast", "enhanced"]
+Provider = Literal["local", "ollama", "openai", "none"]
+
+
+def _config(**overrides: Any) -> GrepLoomConfig:
+    return GrepLoomConfig.from_env().with_overrides(**overrides)
+
+
+def _progress_bar(stage: str, done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total if total else width
+    sys.stderr.write(f"\r{stage}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+@app.command
+def index(
+    path: Path,
+    *,
+    db: Path | None = None,
+    tier: Tier | None = None,
+    provider: Provider | None = None,
+    model: str | None = None,
+    ollama_url: str | None = None,
+    embedding_url: str | None = None,
+    force: bool = False,
+) -> int:
+    """Index a CPG JSON file, or a source directory (built with treeloom first).
+
+    Parameters
+    ----------
+    path
+        A CPG JSON file written by ``treeloom build``, or a source directory.
+    db
+        The index file [default: .greploom/index.db, or GREPLOOM_DB].
+    tier
+        Summary tier: ``fast`` (signatures) or ``enhanced`` (signatures, docstrings, calls).
+    provider
+        Embedding provider; ``none`` builds a lexical-only index [default: local].
+    model
+        Embedding model name for ollama/openai.
+    ollama_url
+        Ollama base URL [default: http://127.0.0.1:11434].
+    embedding_url
+        OpenAI-compatible server base URL (vLLM, TEI, llama.cpp, OpenAI).
+    force
+        Re-embed every node, e.g. after switching embedders.
+    """
+    from greploom.shell.indexing import run_index
+
+    config = _config(
+        db_path=db,
+        tier=tier,
+        provider=provider,
+        model=model,
+        ollama_url=ollama_url,
+        embedding_url=embedding_url,
+    )
+    progress = _progress_bar if sys.stderr.isatty() else None
+    result = run_index(path, config, progress, force=force)
+    for warning in result.warnings:
+        print(f"greploom: warning: {warning}", file=sys.stderr)
+    print(result.summary_line())
+    return 0 if result.failed == 0 else 1
+
+
+@app.command
+def query(
+    text: str | None = None,
+    *,
+    db: Path | None = None,
+    cpg: Path | None = None,
+    budget: int | None = None,
+    top_k: int | None = None,
+    depth: int | None = None,
+    format: Literal["context", "json"] = "context",  # noqa: A002 - the flag users type
+    node: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
+    include_source: bool = False,
+    provider: Provider | None = None,
+    model: str | None = None,
+    ollama_url: str | None = None,
+    embedding_url: str | None = None,
+) -> int:
+    """Search the index and print the code that answers TEXT, packed to a token budget.
+
+    Parameters
+    ----------
+    text
+        What you are looking for: a question or a symbol name.
+    db
+        The index file [default: .greploom/index.db, or GREPLOOM_DB].
+    cpg
+        Expand through this CPG JSON file instead of the graph stored in the index.
+    budget
+        Token budget for the whole answer, header included (cl100k_base) [default: 8192].
+    top_k
+        Search hits to expand, 1-100 [default: 5].
+    depth
+        Graph hops to expand from each hit, 0-4 [default: 1].
+    format
+        ``context`` (markdown for an LLM) or ``json``.
+    node
+        Stable keys or CPG ids to show instead of searching (repeatable).
+    include_source
+        Include each node's source text, when the CPG has it.
+    provider
+        Must match the index's embedder; ``none`` searches lexically only.
+    model
+        Must match the index's embedding model.
+    ollama_url
+        Ollama base URL, when the index was embedded with ollama.
+    embedding_url
+        OpenAI-compatible base URL, when the index was embedded with openai.
+    """
+    from greploom.shell.querying import run_query
+
+    config = _config(
+        db_path=db,
+        budget=budget,
+        top_k=top_k,
+        depth=depth,
+        provider=provider,
+        model=model,
+        ollama_url=ollama_url,
+        embedding_url=embedding_url,
+    )
+    if cpg is not None and not cpg.is_file():
+        raise UsageError(f"--cpg {cpg}: no such file")
+    answer = run_query(config, text, tuple(node or ()), include_source=include_source, cpg_path=cpg)
+    for unknown in answer.metadata.get("unknown_nodes", []):
+        print(f"greploom: warning: unknown node {unknown}", file=sys.stderr)
+    if format == "json":
+        print(json.dumps(answer.envelope, indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(answer.text)
+    return 0
+
+
+@app.command
+def status(*, db: Path | None = None, format: Literal["text", "json"] = "text") -> int:  # noqa: A002
+    """Show what an index holds: counts, embedder, tier, CPG, age.
+
+    Parameters
+    ----------
+    db
+        The index file [default: .greploom/index.db, or GREPLOOM_DB].
+    format
+        ``text`` or ``json``.
+    """
+    from greploom.shell.status import index_status
+
+    info = index_status(_config(db_path=db).db_path)
+    if format == "json":
+        print(json.dumps(info, indent=2))
+    else:
+        width = max(len(k) for k in info)
+        for key, value in info.items():
+            print(f"{key.ljust(width)}  {value}")
+    return 0
+
+
+def _one_line(text: str) -> str:
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return " ".join(lines) if lines else "invalid command line"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run a command, turn every expected failure into one line and an exit code."""
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = app(tokens, exit_on_error=False, print_error=False, help_on_error=False)
+    except CycloptsError as exc:
+        print(f"greploom: error: {_one_line(str(exc))} (see `greploom --help`)", file=sys.stderr)
+        return 2
+    except GreploomError as exc:
+        print(f"greploom: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("greploom: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("GREPLOOM_DEBUG"):
+            raise
+        print(
+            f"greploom: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+            "(a bug; GREPLOOM_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 70
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

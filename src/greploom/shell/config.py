@@ -1,0 +1,102 @@
+"""Configuration: defaults, then ``GREPLOOM_*`` environment variables, then flags.
+
+``GrepLoomConfig.from_env()`` reads the environment once; the CLI and the MCP
+server layer their flags and per-call arguments on top with
+:meth:`GrepLoomConfig.with_overrides`. ``provider`` and ``model`` stay None
+unless someone named them: a query then uses the embedder the index records.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from greploom.core.errors import UsageError
+from greploom.core.summary import Tier
+
+DEFAULT_DB = Path(".greploom") / "index.db"
+PROVIDERS = ("local", "ollama", "openai", "none")
+MAX_TOP_K = 100
+MAX_DEPTH = 4
+
+
+@attrs.frozen
+class GrepLoomConfig:
+    """Everything a use case needs to know about where and how to work."""
+
+    db_path: Path = DEFAULT_DB
+    provider: str | None = None  # None: the index's embedder (queries) or "local" (new index)
+    model: str | None = None
+    ollama_url: str = "http://127.0.0.1:11434"
+    embedding_url: str | None = None  # OpenAI-compatible server base URL
+    api_key: str | None = attrs.field(default=None, repr=False)
+    tier: Tier = Tier.ENHANCED
+    budget: int = 8192
+    top_k: int = 5
+    depth: int = 1
+    local_model_dir: Path | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GrepLoomConfig:
+        """Defaults overridden by ``GREPLOOM_*`` variables (and ``OPENAI_API_KEY``)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        if v := env.get("GREPLOOM_DB"):
+            values["db_path"] = Path(v)
+        if v := env.get("GREPLOOM_PROVIDER"):
+            values["provider"] = v
+        if v := env.get("GREPLOOM_MODEL"):
+            values["model"] = v
+        if v := env.get("GREPLOOM_OLLAMA_URL"):
+            values["ollama_url"] = v
+        if v := env.get("GREPLOOM_EMBEDDING_URL"):
+            values["embedding_url"] = v
+        if v := env.get("GREPLOOM_EMBEDDING_API_KEY") or env.get("OPENAI_API_KEY"):
+            values["api_key"] = v
+        if v := env.get("GREPLOOM_TIER"):
+            values["tier"] = v
+        for name in ("budget", "top_k", "depth"):
+            if v := env.get(f"GREPLOOM_{name.upper()}"):
+                try:
+                    values[name] = int(v)
+                except ValueError:
+                    raise UsageError(
+                        f"GREPLOOM_{name.upper()} must be a whole number, not {v!r}"
+                    ) from None
+        if v := env.get("GREPLOOM_LOCAL_MODEL_DIR"):
+            values["local_model_dir"] = Path(v)
+        return cls().with_overrides(**values)
+
+    def with_overrides(self, **changes: Any) -> GrepLoomConfig:
+        """A copy with the given (non-None) fields replaced, validated."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        if "tier" in given and not isinstance(given["tier"], Tier):
+            try:
+                given["tier"] = Tier(str(given["tier"]).lower())
+            except ValueError:
+                raise UsageError(f"unknown tier {given['tier']!r}; use fast or enhanced") from None
+        if "provider" in given:
+            given["provider"] = str(given["provider"]).lower()
+            if given["provider"] not in PROVIDERS:
+                raise UsageError(
+                    f"unknown embedding provider {given['provider']!r}; use one of {', '.join(PROVIDERS)}"
+                )
+        for key in ("db_path", "local_model_dir"):
+            if key in given:
+                given[key] = Path(given[key])
+        config = attrs.evolve(self, **given)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Raise :class:`UsageError` for out-of-range numbers."""
+        if self.budget <= 0:
+            raise UsageError(f"budget must be a positive number of tokens, not {self.budget}")
+        if not 1 <= self.top_k <= MAX_TOP_K:
+            raise UsageError(f"top-k must be between 1 and {MAX_TOP_K}, not {self.top_k}")
+        if not 0 <= self.depth <= MAX_DEPTH:
+            raise UsageError(f"depth must be between 0 and {MAX_DEPTH}, not {self.depth}")

@@ -1,0 +1,126 @@
+"""The default embedder: all-MiniLM-L6-v2 (int8 ONNX) in-process, offline.
+
+onnxruntime runs the bundled model, tokenizers runs its WordPiece tokenizer;
+no torch, no download. Texts are sorted by length before batching (less
+padding), truncated to 256 word pieces as sentence-transformers does for this
+model, mean-pooled over the attention mask and L2-normalised.
+
+``GREPLOOM_LOCAL_MODEL_DIR`` may point at a directory holding ``model.onnx``
+and ``tokenizer.json`` of a compatible BERT-style model to use instead; those
+files are the user's and are not hash-checked.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from greploom.core.errors import EmbedderError
+from greploom.shell.assets import MODEL_FILE, TOKENIZER_FILE, asset
+from greploom.shell.ports import EmbedderIdentity
+
+LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
+LOCAL_DIMENSION = 384
+MAX_WORD_PIECES = 256  # sentence-transformers' max_seq_length for this model
+BATCH_SIZE = 32
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 on onnxruntime; thread-safe, loaded lazily on first use."""
+
+    def __init__(self, model_dir: Path | None = None, threads: int = 0) -> None:
+        self._model_dir = model_dir
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        name = LOCAL_MODEL if model_dir is None else f"custom:{model_dir.name}"
+        self._identity = EmbedderIdentity(
+            "local", name, LOCAL_DIMENSION if model_dir is None else 0
+        )
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        """Provider ``local``; dimension known after loading a custom model."""
+        return self._identity
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            if self._model_dir is None:
+                model_path, tokenizer_path = asset(MODEL_FILE), asset(TOKENIZER_FILE)
+            else:
+                model_path = self._model_dir / "model.onnx"
+                tokenizer_path = self._model_dir / "tokenizer.json"
+                for path in (model_path, tokenizer_path):
+                    if not path.is_file():
+                        raise EmbedderError(
+                            f"GREPLOOM_LOCAL_MODEL_DIR has no {path.name}: {self._model_dir}"
+                        )
+            options = ort.SessionOptions()
+            if self._threads:
+                options.intra_op_num_threads = self._threads
+            options.log_severity_level = 3
+            try:
+                session = ort.InferenceSession(
+                    str(model_path), options, providers=["CPUExecutionProvider"]
+                )
+                tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            except Exception as exc:  # onnxruntime and tokenizers raise their own types
+                raise EmbedderError(f"cannot load the local embedding model: {exc}") from exc
+            tokenizer.enable_truncation(max_length=MAX_WORD_PIECES)
+            tokenizer.no_padding()
+            self._inputs = {i.name for i in session.get_inputs()}
+            self._tokenizer = tokenizer
+            self._session = session
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros((len(texts), width), dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: np.ndarray[Any, np.dtype[np.float32]] = (
+            pooled / np.clip(norms, 1e-12, None)
+        ).astype(np.float32)
+        return result
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for ``texts`` in their order; batches are formed by length."""
+        if not texts:
+            return []
+        self._load()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), BATCH_SIZE):
+            chunk = order[start : start + BATCH_SIZE]
+            vectors = self._run([texts[i] for i in chunk])
+            for i, vec in zip(chunk, vectors, strict=True):
+                out[i] = vec.tolist()
+        if self._identity.dimension == 0:
+            self._identity = EmbedderIdentity("local", self._identity.model, len(out[0]))
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
+        return self.embed_documents([text])[0]
+
+    def close(self) -> None:
+        """Nothing to release beyond memory."""

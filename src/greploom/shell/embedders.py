@@ -1,0 +1,64 @@
+"""Choosing and building an embedder from configuration, and checking it against an index."""
+
+from __future__ import annotations
+
+from greploom.core.errors import EmbedderError, UsageError
+from greploom.shell.config import GrepLoomConfig
+from greploom.shell.embed_http import OllamaEmbedder, OpenAIEmbedder
+from greploom.shell.embed_local import LOCAL_MODEL, LocalEmbedder
+from greploom.shell.ports import Embedder, EmbedderIdentity
+
+DEFAULT_MODELS = {
+    "local": LOCAL_MODEL,
+    "ollama": "nomic-embed-text",
+    "openai": "text-embedding-3-small",
+}
+
+
+def make_embedder(config: GrepLoomConfig, provider: str, model: str | None) -> Embedder | None:
+    """The embedder for ``provider`` (None for ``none``: lexical-only)."""
+    if provider == "none":
+        return None
+    if provider == "local":
+        if model not in (None, LOCAL_MODEL) and not (model or "").startswith("custom:"):
+            raise UsageError(
+                f"the local provider runs {LOCAL_MODEL} only; set GREPLOOM_LOCAL_MODEL_DIR "
+                f"for another ONNX model, or use --provider ollama/openai for {model!r}"
+            )
+        return LocalEmbedder(config.local_model_dir)
+    name = model or DEFAULT_MODELS[provider]
+    if provider == "ollama":
+        return OllamaEmbedder(config.ollama_url, name)
+    if provider == "openai":
+        if not config.embedding_url:
+            raise UsageError(
+                "the openai provider needs --embedding-url (or GREPLOOM_EMBEDDING_URL), "
+                "e.g. http://127.0.0.1:8000 for a local vLLM or TEI server"
+            )
+        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        return OpenAIEmbedder(config.embedding_url, name, headers=headers)
+    raise UsageError(f"unknown embedding provider {provider!r}")
+
+
+def query_embedder(config: GrepLoomConfig, recorded: EmbedderIdentity | None) -> Embedder | None:
+    """The embedder a query must use: the index's, unless the config names another (an error)."""
+    if recorded is None:
+        if config.provider not in (None, "none"):
+            raise EmbedderError(
+                "this index was built without vectors (provider none); re-index with "
+                f"--provider {config.provider} --force to search with {config.provider}"
+            )
+        return None
+    wanted_provider = config.provider or recorded.provider
+    wanted_model = config.model or (
+        recorded.model if wanted_provider == recorded.provider else None
+    )
+    if wanted_provider == "none":
+        return None
+    if wanted_provider != recorded.provider or (wanted_model or "") != recorded.model:
+        named = f"{wanted_provider}:{wanted_model or DEFAULT_MODELS.get(wanted_provider, '?')}"
+        raise EmbedderError(
+            f"this index was embedded with {recorded.describe()}, not {named}; query without "
+            f"--provider/--model, or re-index with `greploom index ... --provider {wanted_provider} --force`"
+        )
+    return make_embedder(config, recorded.provider, recorded.model)

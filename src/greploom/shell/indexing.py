@@ -1,0 +1,334 @@
+"""The index use case: gather the CPG and the stored state, let the core plan, apply it.
+
+gather  read the CPG (building it with treeloom for a source directory),
+        read the stored (key, hash) pairs and the recorded embedder;
+decide  keys, summaries, hashes, graph contexts and the re-index plan (core);
+act     embed what changed in batches (each committed to ``pending``), then
+        switch everything in one transaction.
+
+A run that fails or is killed before the switch leaves the previous index
+exactly as it was; the vectors it computed wait in ``pending`` for the next
+run. An OS file lock next to the index keeps two runs from interleaving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from importlib.util import find_spec
+from pathlib import Path
+
+import attrs
+
+import greploom
+from greploom.core.context import resolve_contexts
+from greploom.core.cpg import CpgGraph
+from greploom.core.errors import CpgError, EmbedderError, GreploomError, StoreError
+from greploom.core.hashing import content_hash
+from greploom.core.keys import node_identities
+from greploom.core.lexical import identifier_tokens
+from greploom.core.plan import plan_reindex
+from greploom.core.summary import Tier, summarize_node
+from greploom.shell.config import GrepLoomConfig
+from greploom.shell.embedders import make_embedder
+from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
+from greploom.shell.serde import load_cpg
+from greploom.shell.store import SCHEMA_VERSION, IndexStore, NodeRow
+
+EMBED_BATCH = 256  # texts per committed batch: bounds the work a killed run loses
+
+
+@attrs.frozen
+class IndexResult:
+    """What an index run did."""
+
+    total: int
+    embedded: int
+    unchanged: int
+    repointed: int
+    deleted: int
+    failed: int
+    seconds: float
+    db_path: Path
+    cpg_path: Path
+    embedder: str
+    warnings: tuple[str, ...] = ()
+
+    def summary_line(self) -> str:
+        """The one line the CLI ends with."""
+        return (
+            f"indexed {self.total} nodes: {self.embedded} embedded, {self.unchanged} unchanged, "
+            f"{self.repointed} re-pointed, {self.deleted} deleted, {self.failed} failed "
+            f"in {self.seconds:.1f}s ({self.embedder}) -> {self.db_path}"
+        )
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file, streamed."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def build_cpg_with_treeloom(source_dir: Path, out: Path) -> Path:
+    """Run ``treeloom build --include-source`` on a source directory."""
+    if find_spec("treeloom") is None:
+        raise GreploomError(
+            "treeloom is not installed, so a source directory cannot be indexed; "
+            "run `pip install 'greploom[treeloom]'` or pass a CPG JSON file"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    runner = "import sys; from treeloom.cli.main import main; sys.exit(main())"
+    cmd = [sys.executable, "-c", runner, "build", str(source_dir), "-o", str(out), "--quiet"]
+    done = subprocess.run([*cmd, "--include-source"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise CpgError(
+            f"treeloom could not build a CPG of {source_dir}: {lines[-1] if lines else 'no output'}"
+        )
+    return out
+
+
+@contextlib.contextmanager
+def index_lock(db_path: Path) -> Iterator[None]:
+    """An exclusive, non-blocking lock beside the index; released when the process dies."""
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a+") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: SQLite's own locking still applies
+            yield
+            return
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise StoreError(
+                f"the index {db_path} is busy: another `greploom index` run is writing it; "
+                "wait for it to finish"
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
+    """The embedder an index was built with (None for none or a new index)."""
+    provider = meta.get("embedder_provider")
+    if not provider or provider == "none":
+        return None
+    return EmbedderIdentity(
+        provider=provider,
+        model=meta.get("embedder_model", ""),
+        dimension=int(meta.get("embedder_dimension", "0") or 0),
+        query_prefix=meta.get("embedder_query_prefix", ""),
+        document_prefix=meta.get("embedder_document_prefix", ""),
+    )
+
+
+def compute_rows(
+    cpg_path: Path, tier: Tier
+) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str]:
+    """Decide, with the core, every row an index of this CPG holds (plus embed texts)."""
+    data = load_cpg(cpg_path)
+    graph = CpgGraph(data)
+    idents = node_identities(graph)
+    qualnames = {i.node_id: i.qualname for i in idents}
+    summaries: dict[str, str] = {}
+    embed_texts: dict[str, str] = {}
+    hashes: dict[str, str] = {}
+    for ident in idents:
+        node = graph.node(ident.node_id)
+        assert node is not None
+        summary = summarize_node(graph, node, qualnames, tier)
+        source = node.attr("source_text")
+        summaries[ident.key] = summary.text
+        embed_texts[ident.key] = summary.embed_text
+        hashes[ident.key] = content_hash(
+            summary.embed_text, source if isinstance(source, str) else None, tier
+        )
+    rows: dict[str, NodeRow] = {}
+    for ctx in resolve_contexts(graph, idents, summaries):
+        ident_key = ctx.ref.key
+        rows[ident_key] = NodeRow(
+            key=ident_key,
+            node_id=ctx.node_id,
+            kind=ctx.ref.kind,
+            name=ctx.ref.name,
+            qualname=ctx.qualname,
+            file=ctx.ref.file,
+            line=ctx.ref.line,
+            end_line=ctx.end_line,
+            summary=ctx.summary,
+            content_hash=hashes[ident_key],
+            source=ctx.source,
+            structure=ctx.structure,
+            fts=(
+                " ".join(identifier_tokens(ctx.ref.name)),
+                " ".join(identifier_tokens(ctx.qualname)),
+                " ".join(identifier_tokens(ctx.ref.file.replace("/", " ").replace("-", "_"))),
+                " ".join(identifier_tokens(ctx.summary)),
+            ),
+        )
+    warnings = []
+    if data.skipped_nodes or data.skipped_edges:
+        warnings.append(
+            f"skipped {data.skipped_nodes} nodes and {data.skipped_edges} edges of kinds this "
+            "greploom does not know (a newer treeloom?)"
+        )
+    if graph.dangling_edges:
+        warnings.append(f"ignored {graph.dangling_edges} edges that name missing nodes")
+    if graph.duplicate_ids:
+        warnings.append(f"ignored {graph.duplicate_ids} nodes with duplicate ids (kept the first)")
+    if not rows:
+        warnings.append(f"the CPG {cpg_path} holds no function, class or module nodes")
+    return rows, embed_texts, tuple(warnings), data.treeloom_version
+
+
+def run_index(
+    path: str | Path,
+    config: GrepLoomConfig,
+    progress: Progress | None = None,
+    *,
+    force: bool = False,
+) -> IndexResult:
+    """Index a CPG JSON file or a source directory into ``config.db_path``."""
+    started = time.monotonic()
+    source = Path(path)
+    if not source.exists():
+        raise CpgError(f"nothing to index at {source}: no such file or directory")
+    db_path = config.db_path
+    with index_lock(db_path):
+        if source.is_dir():
+            cpg_path = build_cpg_with_treeloom(
+                source, db_path.with_name(db_path.stem + ".cpg.json")
+            )
+        else:
+            cpg_path = source
+        rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier)
+        if source.is_dir() and not rows:
+            warnings = (*warnings, f"treeloom found no supported source files in {source}")
+        store = IndexStore.open_or_create(db_path)
+        try:
+            meta = store.meta()
+            recorded = recorded_identity(meta)
+            embedder_was = meta.get("embedder_provider")
+            provider = config.provider or embedder_was or "local"
+            same_provider = recorded is not None and recorded.provider == provider
+            model = config.model or (recorded.model if same_provider and recorded else None)
+            embedder = make_embedder(config, provider, model)
+            reset = force
+            wanted = embedder.identity.describe() if embedder else "none (lexical only)"
+            had = recorded.describe() if recorded else "none (lexical only)"
+            if embedder_was is not None and not force and wanted != had:
+                if embedder is not None:
+                    embedder.close()
+                raise EmbedderError(
+                    f"this index was embedded with {had}, not {wanted}; pass --force to "
+                    "re-embed everything with the new embedder"
+                )
+            plan = plan_reindex(
+                store.stored_entries(), (r.entry() for r in rows.values()), force=force
+            )
+            vectors: dict[str, list[float]] | None = None
+            identity = embedder.identity if embedder else None
+            try:
+                if embedder is not None:
+                    vectors = _embed(store, embedder, plan.embed, rows, embed_texts, progress)
+                    identity = embedder.identity
+                    if (
+                        not reset
+                        and recorded is not None
+                        and recorded.dimension
+                        and identity.dimension != recorded.dimension
+                    ):
+                        raise EmbedderError(
+                            f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
+                            f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
+                        )
+            finally:
+                if embedder is not None:
+                    embedder.close()
+            now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            new_meta = {
+                "greploom_version": greploom.__version__,
+                "schema_version": str(SCHEMA_VERSION),
+                "embedder_provider": identity.provider if identity else "none",
+                "embedder_model": identity.model if identity else "",
+                "embedder_dimension": str(identity.dimension if identity else 0),
+                "embedder_query_prefix": identity.query_prefix if identity else "",
+                "embedder_document_prefix": identity.document_prefix if identity else "",
+                "tier": config.tier.value,
+                "cpg_path": str(cpg_path.resolve()),
+                "cpg_digest": file_digest(cpg_path),
+                "treeloom_version": treeloom_version,
+                "created_at": meta.get("created_at", now),
+                "indexed_at": now,
+                "node_count": str(len(rows)),
+            }
+            store.switch(
+                plan,
+                rows,
+                vectors,
+                identity.dimension if identity else 0,
+                new_meta,
+                reset_vectors=reset or (recorded is None and vectors is not None),
+            )
+        finally:
+            store.close()
+    return IndexResult(
+        total=len(rows),
+        embedded=len(plan.embed),
+        unchanged=len(plan.unchanged),
+        repointed=len(plan.repoint),
+        deleted=len(plan.delete),
+        failed=0,
+        seconds=time.monotonic() - started,
+        db_path=db_path,
+        cpg_path=cpg_path,
+        embedder=identity.describe() if identity else "lexical only",
+        warnings=warnings,
+    )
+
+
+def _embed(
+    store: IndexStore,
+    embedder: Embedder,
+    keys: tuple[str, ...],
+    rows: Mapping[str, NodeRow],
+    embed_texts: Mapping[str, str],
+    progress: Progress | None,
+) -> dict[str, list[float]]:
+    """Vectors by content hash for every key to embed, reusing pending ones."""
+    by_hash: dict[str, str] = {}
+    for key in keys:
+        by_hash.setdefault(rows[key].content_hash, embed_texts[key])
+    vectors = store.pending_vectors(by_hash)
+    todo = [h for h in by_hash if h not in vectors]
+    done = len(by_hash) - len(todo)
+    if progress:
+        progress("embedding", done, len(by_hash))
+    for start in range(0, len(todo), EMBED_BATCH):
+        batch = todo[start : start + EMBED_BATCH]
+        try:
+            got = embedder.embed_documents([by_hash[h] for h in batch])
+        except EmbedderError as exc:
+            raise EmbedderError(
+                f"{exc}; embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
+                "and the finished batches are kept for the next run"
+            ) from exc
+        fresh = dict(zip(batch, got, strict=True))
+        store.add_pending(fresh)
+        vectors.update(fresh)
+        done += len(batch)
+        if progress:
+            progress("embedding", done, len(by_hash))
+    return vectors

@@ -1,0 +1,75 @@
+"""The small interfaces the use cases depend on, and the embedder's identity."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import attrs
+
+Vector = Sequence[float]
+
+
+@attrs.frozen
+class EmbedderIdentity:
+    """What makes two sets of vectors comparable. Recorded in every index.
+
+    ``dimension`` is 0 until the first vector is seen (HTTP providers).
+    """
+
+    provider: str
+    model: str
+    dimension: int
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+    def describe(self) -> str:
+        """``provider:model`` for messages and headers."""
+        return f"{self.provider}:{self.model}"
+
+    def same_space(self, other: EmbedderIdentity) -> bool:
+        """Whether vectors of ``other`` can be compared with ours."""
+        return (
+            self.provider == other.provider
+            and self.model == other.model
+            and self.query_prefix == other.query_prefix
+            and self.document_prefix == other.document_prefix
+            and (not self.dimension or not other.dimension or self.dimension == other.dimension)
+        )
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors of one fixed width."""
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        """Provider, model, dimension and prefixes."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for texts to be indexed (the document prefix is applied)."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one query (the query prefix is applied)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections or sessions."""
+        ...
+
+
+class TokenCounter(Protocol):
+    """Counts tokens the way the reader's model will."""
+
+    def __call__(self, text: str) -> int:
+        """Number of tokens in ``text``."""
+        ...
+
+
+class Progress(Protocol):
+    """Receives progress of a long step (a bar on a terminal, nothing otherwise)."""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        """``done`` of ``total`` units of ``stage`` are finished."""
+        ...

@@ -1,0 +1,345 @@
+"""The query use case: search (or look up nodes), expand through the graph, pack, render.
+
+gather  BM25 and vector candidates from the index (2 x top-k each), or the
+        nodes asked for by key or CPG id; the stored graph around them (or a
+        CPG file given with ``--cpg``);
+decide  RRF fusion, expansion with relevance decay, greedy packing (core);
+act     return the context text and the JSON envelope, which carry the same
+        numbers.
+
+:class:`QueryEngine` keeps the store connection, the embedder and the
+tokenizer warm, so the MCP server reuses one per index; the CLI makes one per
+call. It reopens the store when the index file was replaced underneath it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+import greploom
+from greploom.core.budget import Packing
+from greploom.core.context import resolve_contexts
+from greploom.core.cpg import CpgGraph
+from greploom.core.errors import EmbedderError, UsageError
+from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
+from greploom.core.fusion import rrf_fuse
+from greploom.core.keys import node_identities
+from greploom.core.lexical import fts_match_expression, query_tokens
+from greploom.core.render import assemble_context, render_json
+from greploom.core.summary import Tier, summarize_node
+from greploom.shell.config import GrepLoomConfig
+from greploom.shell.embedders import query_embedder
+from greploom.shell.indexing import recorded_identity
+from greploom.shell.ports import Embedder, TokenCounter
+from greploom.shell.serde import load_cpg
+from greploom.shell.store import SCHEMA_VERSION, IndexStore, StoreGraph
+from greploom.shell.tokens import count_tokens
+
+FETCH_FACTOR = 2  # each backend fetches 2 x top-k candidates before fusion
+
+
+@attrs.frozen
+class SearchHit:
+    """One fused search result: key, RRF score and the rank in each backend (0: absent)."""
+
+    key: str
+    score: float
+    lexical_rank: int
+    vector_rank: int
+
+
+@attrs.frozen
+class QueryAnswer:
+    """Everything a query produced: the packed context, as text and as the JSON envelope."""
+
+    text: str
+    envelope: dict[str, Any]
+    packing: Packing
+    nodes: tuple[ExpandedNode, ...]
+    hits: tuple[SearchHit, ...]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The envelope's metadata."""
+        meta: dict[str, Any] = self.envelope["metadata"]
+        return meta
+
+
+def _age(indexed_at: str | None, now: dt.datetime) -> tuple[int | None, str]:
+    if not indexed_at:
+        return None, "unknown"
+    try:
+        then = dt.datetime.fromisoformat(indexed_at)
+    except ValueError:
+        return None, "unknown"
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return seconds, f"{seconds // size}{unit}"
+    return seconds, f"{seconds}s"
+
+
+def header_line(meta: Mapping[str, Any]) -> str:
+    """The honesty header above a context: mode, embedder, tokens, cuts, index age."""
+    if meta["search_mode"] == "nodes":
+        what = f"{len(meta['node_ids'])} requested nodes"
+    else:
+        what = f"{meta['search_mode']} search"
+    unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""
+    return (
+        f"# greploom: {what} | {meta['results']} results from {meta['hits']} hits | "
+        f"{meta['tokens_used']}/{meta['budget']} tokens | truncated: "
+        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']} | "
+        f"embedder: {meta['embedder'] or 'none'} | index age: {meta['index_age']}{unknown}"
+    )
+
+
+class QueryEngine:
+    """A warm query path over one index file (thread-safe)."""
+
+    def __init__(self, config: GrepLoomConfig, count: TokenCounter = count_tokens) -> None:
+        self.config = config
+        self.count = count
+        self._lock = threading.RLock()
+        self._store: IndexStore | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._embedder: Embedder | None = None
+        self._embedder_error: str | None = None
+        self._meta: dict[str, str] = {}
+
+    def close(self) -> None:
+        """Close the store and the embedder."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+            if self._embedder is not None:
+                self._embedder.close()
+                self._embedder = None
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = self.config.db_path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_dev)
+
+    def _open(self) -> IndexStore:
+        """The store, reopened when the file was replaced; the embedder, when the index changed it."""
+        stamp = self._file_stamp()
+        if self._store is not None and stamp == self._stamp:
+            meta = self._store.meta()
+        else:
+            if self._store is not None:
+                self._store.close()
+            self._store = IndexStore.open_existing(self.config.db_path)
+            self._stamp = stamp
+            meta = self._store.meta()
+        identity_keys = ("embedder_provider", "embedder_model", "embedder_dimension")
+        if any(meta.get(k) != self._meta.get(k) for k in identity_keys) or not self._meta:
+            if self._embedder is not None:
+                self._embedder.close()
+            self._embedder, self._embedder_error = None, None
+            self._embedder = query_embedder(self.config, recorded_identity(meta))
+        self._meta = meta
+        return self._store
+
+    def search(self, store: IndexStore, text: str, top_k: int) -> tuple[list[SearchHit], str]:
+        """Hybrid search (or lexical-only when no embedder answers); returns hits and mode."""
+        limit = top_k * FETCH_FACTOR
+        lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
+        vector: list[str] = []
+        mode = "lexical-only"
+        if self._embedder is not None and store.has_vectors():
+            try:
+                qvec = self._embedder.embed_query(text)
+                vector = [k for k, _ in store.search_vector(qvec, limit)]
+                mode = "hybrid"
+                self._embedder_error = None
+            except EmbedderError as exc:
+                self._embedder_error = str(exc)
+        fused = rrf_fuse([lexical, vector] if mode == "hybrid" else [lexical])[:top_k]
+        hits = [
+            SearchHit(
+                f.key,
+                f.score,
+                f.ranks[0],
+                f.ranks[1] if len(f.ranks) > 1 else 0,
+            )
+            for f in fused
+        ]
+        return hits, mode
+
+    def query(
+        self,
+        text: str | None = None,
+        node_ids: Sequence[str] = (),
+        *,
+        budget: int | None = None,
+        top_k: int | None = None,
+        depth: int | None = None,
+        include_source: bool = False,
+        cpg_path: Path | None = None,
+    ) -> QueryAnswer:
+        """Answer a query or a node lookup with a packed context."""
+        config = self.config.with_overrides(budget=budget, top_k=top_k, depth=depth)
+        text = (text or "").strip()
+        if not text and not node_ids:
+            raise UsageError("give query text, or node keys/ids with --node")
+        with self._lock:
+            store = self._open()
+            with store.snapshot():
+                unknown: list[str] = []
+                if node_ids:
+                    resolved = store.resolve_ids(node_ids)
+                    unknown = [n for n in node_ids if n not in resolved]
+                    if not resolved:
+                        raise UsageError(
+                            f"unknown node(s): {', '.join(unknown)}; use a key or CPG id from a result"
+                        )
+                    hits = [SearchHit(k, 1.0, 0, 0) for k in dict.fromkeys(resolved.values())]
+                    mode = "nodes"
+                else:
+                    if not query_tokens(text):
+                        raise UsageError(
+                            "the query has no searchable words; use names or plain words"
+                        )
+                    hits, mode = self.search(store, text, config.top_k)
+                graph: Mapping[str, NodeContext]
+                if cpg_path is not None:
+                    graph = cpg_graph(cpg_path, Tier(self._meta.get("tier", "enhanced")))
+                    missing = [h.key for h in hits if h.key not in graph]
+                    unknown.extend(f"{k} (not in {cpg_path.name})" for k in missing)
+                else:
+                    stored = StoreGraph(store)
+                    stored.prefetch(h.key for h in hits)
+                    graph = stored
+                nodes = expand_hits([h.key for h in hits], graph, config.depth)
+            meta = self._metadata(config, text, node_ids, mode, hits, unknown, cpg_path)
+        return self._pack(config, nodes, hits, meta, include_source)
+
+    def _metadata(
+        self,
+        config: GrepLoomConfig,
+        text: str,
+        node_ids: Sequence[str],
+        mode: str,
+        hits: Sequence[SearchHit],
+        unknown: Sequence[str],
+        cpg_path: Path | None,
+    ) -> dict[str, Any]:
+        now = dt.datetime.now(dt.timezone.utc)
+        age_seconds, age = _age(self._meta.get("indexed_at"), now)
+        identity = recorded_identity(self._meta)
+        return {
+            "query": text or None,
+            "node_ids": list(node_ids),
+            "search_mode": mode,
+            "embedder": identity.describe() if identity else None,
+            "embedder_error": self._embedder_error if mode == "lexical-only" else None,
+            "greploom_version": greploom.__version__,
+            "index_greploom_version": self._meta.get("greploom_version"),
+            "index_schema_version": SCHEMA_VERSION,
+            "treeloom_version": self._meta.get("treeloom_version"),
+            "tier": self._meta.get("tier"),
+            "index_created_at": self._meta.get("created_at"),
+            "index_indexed_at": self._meta.get("indexed_at"),
+            "index_age_seconds": age_seconds,
+            "index_age": age,
+            "index_path": str(config.db_path),
+            "graph": f"cpg:{cpg_path}" if cpg_path else "index",
+            "top_k": config.top_k,
+            "depth": config.depth,
+            "budget": config.budget,
+            "tokenizer": "cl100k_base",
+            "hits": len(hits),
+            "unknown_nodes": list(unknown),
+        }
+
+    def _pack(
+        self,
+        config: GrepLoomConfig,
+        nodes: tuple[ExpandedNode, ...],
+        hits: Sequence[SearchHit],
+        meta: dict[str, Any],
+        include_source: bool,
+    ) -> QueryAnswer:
+        # Reserve room for the header at its widest, pack, then count the emitted
+        # whole; the header states its own token count, so settle that number
+        # first, and widen the reserve in the rare case the whole ran over.
+        worst = dict(meta, results=len(nodes), tokens_used=config.budget, truncated=True)
+        worst["dropped"] = len(nodes)
+        reserve = self.count(header_line(worst) + "\n\n")
+        if reserve >= config.budget:
+            raise UsageError(
+                f"a budget of {config.budget} tokens cannot hold even the header "
+                f"({reserve} tokens); use a budget of at least {reserve + 100}"
+            )
+        while True:
+            packing = assemble_context(nodes, config.budget, self.count, include_source, reserve)
+            meta.update(
+                results=len(packing.blocks),
+                truncated=packing.truncated,
+                dropped=packing.dropped,
+                tokens_used=packing.tokens_used,
+            )
+            if not nodes:
+                meta["note"] = (
+                    "no code matched; try other words, a symbol name, or `greploom status`"
+                )
+            elif not packing.blocks:
+                meta["note"] = "the budget is too small for even one result; raise --budget"
+            for _ in range(4):
+                text = _compose(meta, packing)
+                used = self.count(text)
+                if used == meta["tokens_used"]:
+                    break
+                meta["tokens_used"] = used
+            if used <= config.budget or not packing.blocks:
+                break
+            reserve += used - config.budget
+        envelope = render_json(meta, packing, nodes, include_source)
+        return QueryAnswer(
+            text=text, envelope=envelope, packing=packing, nodes=nodes, hits=tuple(hits)
+        )
+
+
+def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
+    """Header, then the packed blocks (or the note saying why there are none)."""
+    body = packing.text or str(meta.get("note", ""))
+    return header_line(meta) + "\n\n" + body + "\n"
+
+
+def cpg_graph(cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
+    """The graph of a CPG file, resolved as an index run would (for ``query --cpg``)."""
+    graph = CpgGraph(load_cpg(cpg_path))
+    idents = node_identities(graph)
+    qualnames = {i.node_id: i.qualname for i in idents}
+    summaries = {}
+    for ident in idents:
+        node = graph.node(ident.node_id)
+        if node is not None:
+            summaries[ident.key] = summarize_node(graph, node, qualnames, tier).text
+    return {c.ref.key: c for c in resolve_contexts(graph, idents, summaries)}
+
+
+def run_query(
+    config: GrepLoomConfig,
+    text: str | None = None,
+    node_ids: Sequence[str] = (),
+    *,
+    include_source: bool = False,
+    cpg_path: Path | None = None,
+) -> QueryAnswer:
+    """One query against ``config.db_path``, with a fresh engine."""
+    engine = QueryEngine(config)
+    try:
+        return engine.query(text, node_ids, include_source=include_source, cpg_path=cpg_path)
+    finally:
+        engine.close()

@@ -1,0 +1,46 @@
+"""The status use case: what an index holds, without changing it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from greploom.shell.store import IndexStore
+
+
+def index_status(db_path: Path) -> dict[str, Any]:
+    """Counts, embedder, tier, CPG and age of the index at ``db_path``."""
+    with IndexStore.open_existing(db_path) as store:
+        with store.snapshot():
+            meta = store.meta()
+            counts = store.counts()
+    indexed_at = meta.get("indexed_at")
+    age = None
+    if indexed_at:
+        try:
+            then = dt.datetime.fromisoformat(indexed_at)
+            age = int((dt.datetime.now(dt.timezone.utc) - then).total_seconds())
+        except ValueError:
+            age = None
+    provider = meta.get("embedder_provider", "none")
+    return {
+        "index": str(db_path),
+        "nodes": counts["nodes"],
+        "modules": counts.get("modules", 0),
+        "classes": counts.get("classs", 0),
+        "functions": counts.get("functions", 0),
+        "vectors": counts["vectors"],
+        "pending_vectors": counts["pending"],
+        "embedder": f"{provider}:{meta.get('embedder_model', '')}" if provider != "none" else "none (lexical only)",
+        "dimension": int(meta.get("embedder_dimension", "0") or 0),
+        "tier": meta.get("tier"),
+        "cpg": meta.get("cpg_path"),
+        "cpg_digest": meta.get("cpg_digest"),
+        "treeloom_version": meta.get("treeloom_version"),
+        "greploom_version": meta.get("greploom_version"),
+        "schema_version": meta.get("schema_version"),
+        "created_at": meta.get("created_at"),
+        "indexed_at": indexed_at,
+        "age_seconds": age,
+    }

@@ -1,0 +1,448 @@
+"""The index file: one SQLite database (APSW + sqlite-vec + FTS5) per indexed code base.
+
+Schema (version 1; ``PRAGMA user_version``; ``application_id`` marks the file
+as greploom's). Hard to change later, so the reasons are written here:
+
+- ``nodes``: one row per function/class/module, keyed by the stable key
+  (UNIQUE) with an INTEGER rowid that survives updates, so the FTS5 and
+  vec0 rows that share the rowid never need renumbering. The resolved graph
+  around the node (``structure``, JSON of :class:`StructuralContext`) lives
+  in the row: a query reads a handful of rows and never the CPG.
+- ``nodes_fts``: FTS5 over pre-tokenised name, qualified name, path and
+  summary (identifier parts from :mod:`greploom.core.lexical`), porter-stemmed.
+- ``vectors``: vec0 with cosine distance; its width comes from the embedder
+  and is recorded in ``meta``; absent for a lexical-only index.
+- ``pending``: vectors an index run has computed but not yet switched in,
+  keyed by content hash, committed batch by batch: a killed run loses no
+  embedding work and never touches what queries read.
+- ``meta``: key/value text (versions, embedder identity, tier, CPG, times).
+
+Every connection gets WAL, a busy timeout and sqlite-vec; every statement
+uses bindings. Writers take ``BEGIN IMMEDIATE``; readers see the last commit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import apsw
+import attrs
+import sqlite_vec
+
+from greploom.core.errors import StoreError
+from greploom.core.expand import NodeContext, NodeRef, StructuralContext
+from greploom.core.plan import IndexEntry, ReindexPlan
+from greploom.shell.serde import structure_from_json, structure_to_json
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x67726C6D  # "grlm": tells a greploom index from any other SQLite file
+BUSY_TIMEOUT_MS = 10_000
+FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
+# bm25 column weights: a hit on the name matters most, the summary least.
+FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0)
+
+_SCHEMA = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nodes(
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    node_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER,
+    summary TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    source TEXT,
+    structure TEXT NOT NULL
+);
+CREATE INDEX nodes_by_node_id ON nodes(node_id);
+CREATE VIRTUAL TABLE nodes_fts USING fts5(name, qualname, path, summary, tokenize="{FTS_TOKENIZER}");
+CREATE TABLE pending(content_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+PRAGMA user_version = {SCHEMA_VERSION};
+PRAGMA application_id = {APPLICATION_ID};
+"""
+
+
+@attrs.frozen
+class NodeRow:
+    """Everything stored for one indexable node."""
+
+    key: str
+    node_id: str
+    kind: str
+    name: str
+    qualname: str
+    file: str
+    line: int
+    end_line: int | None
+    summary: str
+    content_hash: str
+    source: str | None
+    structure: StructuralContext
+    fts: tuple[str, str, str, str]  # pre-tokenised name, qualname, path, summary
+
+    def entry(self) -> IndexEntry:
+        """The plan's view of this row."""
+        return IndexEntry(
+            self.key, self.content_hash, self.node_id, self.file, self.line, self.end_line
+        )
+
+
+def connect(path: Path, *, create: bool) -> apsw.Connection:
+    """A configured connection: WAL, busy timeout, sqlite-vec loaded."""
+    flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
+    try:
+        conn = apsw.Connection(str(path), flags=flags)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except apsw.NotADBError as exc:
+        raise StoreError(f"{path} is not a greploom index (not an SQLite database)") from exc
+    except apsw.CantOpenError as exc:
+        raise StoreError(f"cannot open the index {path}: check the path and permissions") from exc
+    except apsw.BusyError as exc:
+        raise StoreError(f"the index {path} is busy; try again in a moment") from exc
+    return conn
+
+
+class IndexStore:
+    """One index file. Open with :meth:`open_existing` (queries) or :meth:`open_or_create`."""
+
+    def __init__(self, path: Path, conn: apsw.Connection) -> None:
+        self.path = path
+        self.conn = conn
+
+    # -- opening -----------------------------------------------------------
+    @classmethod
+    def open_existing(cls, path: Path) -> IndexStore:
+        """Open an index that must exist; never creates a file."""
+        if not path.exists():
+            raise StoreError(f"no index at {path}; run `greploom index PATH --db {path}` first")
+        if path.is_dir():
+            raise StoreError(f"{path} is a directory, not an index file")
+        store = cls(path, connect(path, create=False))
+        store._check_schema(allow_empty=False)
+        return store
+
+    @classmethod
+    def open_or_create(cls, path: Path) -> IndexStore:
+        """Open an index, creating the file and schema when absent."""
+        if path.is_dir():
+            raise StoreError(f"{path} is a directory, not an index file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = cls(path, connect(path, create=True))
+        if store._check_schema(allow_empty=True):
+            with store.write():
+                store.conn.execute(_SCHEMA)
+        return store
+
+    def _check_schema(self, *, allow_empty: bool) -> bool:
+        """Validate the file; True when it is an empty database needing a schema."""
+        try:
+            app_id = self._scalar("PRAGMA application_id")
+            version = self._scalar("PRAGMA user_version")
+            tables = self._scalar("SELECT count(*) FROM sqlite_master")
+        except apsw.NotADBError as exc:
+            raise StoreError(
+                f"{self.path} is not a greploom index (not an SQLite database)"
+            ) from exc
+        if app_id == 0 and version == 0 and tables == 0:
+            if allow_empty:
+                return True
+            raise StoreError(
+                f"{self.path} is an empty database, not a greploom index; run `greploom index` first"
+            )
+        if app_id != APPLICATION_ID:
+            raise StoreError(f"{self.path} is an SQLite database but not a greploom index")
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has index schema {version}, newer than this greploom's "
+                f"{SCHEMA_VERSION}; upgrade greploom"
+            )
+        return False
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def __enter__(self) -> IndexStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers -----------------------------------------------------------
+    def _scalar(self, sql: str, bindings: Sequence[Any] = ()) -> Any:
+        row = self.conn.execute(sql, bindings).fetchone()
+        return row[0] if row else None
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error)."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except apsw.BusyError as exc:
+            raise StoreError(f"the index {self.path} is busy (another writer); try again") from exc
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: every read inside sees one committed state."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+    # -- metadata ----------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        """All metadata as text."""
+        return {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
+
+    def _set_meta(self, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            text = value if isinstance(value, str) else json.dumps(value)
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, text),
+            )
+
+    def has_vectors(self) -> bool:
+        """Whether the vector table exists."""
+        return bool(self._scalar("SELECT count(*) FROM sqlite_master WHERE name = 'vectors'"))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per kind, vectors and pending vectors."""
+        out = {
+            f"{kind}s": n
+            for kind, n in self.conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind")
+        }
+        out["nodes"] = int(self._scalar("SELECT count(*) FROM nodes"))
+        out["vectors"] = (
+            int(self._scalar("SELECT count(*) FROM vectors")) if self.has_vectors() else 0
+        )
+        out["pending"] = int(self._scalar("SELECT count(*) FROM pending"))
+        return out
+
+    # -- index runs --------------------------------------------------------
+    def stored_entries(self) -> list[IndexEntry]:
+        """The (key, hash, id, place) of every stored node."""
+        return [
+            IndexEntry(key, h, node_id, file, line, end_line)
+            for key, h, node_id, file, line, end_line in self.conn.execute(
+                "SELECT key, content_hash, node_id, file, line, end_line FROM nodes"
+            )
+        ]
+
+    def pending_vectors(self, hashes: Iterable[str]) -> dict[str, list[float]]:
+        """Vectors a previous, unfinished run already computed, by content hash."""
+        out: dict[str, list[float]] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for h, blob in self.conn.execute(
+                f"SELECT content_hash, vector FROM pending WHERE content_hash IN ({marks})", chunk
+            ):
+                out[h] = _floats(blob)
+        return out
+
+    def add_pending(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Commit one batch of freshly computed vectors (not yet visible to queries)."""
+        with self.write():
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO pending(content_hash, vector) VALUES (?, ?)",
+                [(h, sqlite_vec.serialize_float32(list(v))) for h, v in vectors.items()],
+            )
+
+    def switch(
+        self,
+        plan: ReindexPlan,
+        rows: Mapping[str, NodeRow],
+        vectors: Mapping[str, Sequence[float]] | None,
+        dimension: int,
+        meta: Mapping[str, Any],
+        *,
+        reset_vectors: bool = False,
+    ) -> None:
+        """Apply a plan in one transaction: after it, queries see the new index, before it the old.
+
+        ``vectors`` maps content hash to vector for every embedded key (None
+        for a lexical-only index); ``rows`` holds every current key.
+        """
+        with self.write():
+            conn = self.conn
+            if reset_vectors or (vectors is None and self.has_vectors()):
+                conn.execute("DROP TABLE IF EXISTS vectors")
+            if vectors is not None and not self.has_vectors():
+                conn.execute(
+                    f"CREATE VIRTUAL TABLE vectors USING vec0(embedding float[{int(dimension)}] distance_metric=cosine)"
+                )
+            for key in plan.delete:
+                rowid = self._scalar("SELECT id FROM nodes WHERE key = ?", (key,))
+                if rowid is None:
+                    continue
+                conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+                if vectors is not None:
+                    conn.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
+                conn.execute("DELETE FROM nodes WHERE id = ?", (rowid,))
+            embed = set(plan.embed)
+            for key, row in rows.items():
+                rowid = self._upsert(row)
+                if key in embed or reset_vectors:
+                    conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+                    conn.execute(
+                        "INSERT INTO nodes_fts(rowid, name, qualname, path, summary) VALUES (?, ?, ?, ?, ?)",
+                        (rowid, *row.fts),
+                    )
+                    if vectors is not None:
+                        conn.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
+                        conn.execute(
+                            "INSERT INTO vectors(rowid, embedding) VALUES (?, ?)",
+                            (rowid, sqlite_vec.serialize_float32(list(vectors[row.content_hash]))),
+                        )
+            conn.execute("DELETE FROM pending")
+            self._set_meta(meta)
+
+    def _upsert(self, row: NodeRow) -> int:
+        values = (
+            row.key, row.node_id, row.kind, row.name, row.qualname, row.file, row.line,
+            row.end_line, row.summary, row.content_hash, row.source, structure_to_json(row.structure),
+        )  # fmt: skip
+        got = self.conn.execute(
+            "INSERT INTO nodes(key, node_id, kind, name, qualname, file, line, end_line, summary, "
+            "content_hash, source, structure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET node_id = excluded.node_id, kind = excluded.kind, "
+            "name = excluded.name, qualname = excluded.qualname, file = excluded.file, "
+            "line = excluded.line, end_line = excluded.end_line, summary = excluded.summary, "
+            "content_hash = excluded.content_hash, source = excluded.source, "
+            "structure = excluded.structure RETURNING id",
+            values,
+        ).fetchone()
+        return int(got[0])
+
+    # -- queries -----------------------------------------------------------
+    def search_lexical(self, match: str, limit: int) -> list[tuple[str, float]]:
+        """Keys by BM25 (best first) for an FTS5 expression built by the core."""
+        weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+        return [
+            (key, -score)
+            for key, score in self.conn.execute(
+                f"SELECT n.key, bm25(nodes_fts, {weights}) AS s FROM nodes_fts "
+                "JOIN nodes n ON n.id = nodes_fts.rowid WHERE nodes_fts MATCH ? "
+                "ORDER BY s, n.key LIMIT ?",
+                (match, limit),
+            )
+        ]
+
+    def search_vector(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+        """Keys by cosine distance to ``vector`` (nearest first)."""
+        if not self.has_vectors():
+            return []
+        return [
+            (key, distance)
+            for key, distance in self.conn.execute(
+                "SELECT n.key, v.distance FROM (SELECT rowid, distance FROM vectors "
+                "WHERE embedding MATCH ? AND k = ?) v JOIN nodes n ON n.id = v.rowid "
+                "ORDER BY v.distance, n.key",
+                (sqlite_vec.serialize_float32(list(vector)), limit),
+            )
+        ]
+
+    def contexts(self, keys: Iterable[str]) -> dict[str, NodeContext]:
+        """Stored contexts for the given keys (missing keys are absent)."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, NodeContext] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(
+                "SELECT key, node_id, kind, name, qualname, file, line, end_line, summary, source, "
+                f"structure FROM nodes WHERE key IN ({marks})",
+                chunk,
+            ):
+                (
+                    key,
+                    node_id,
+                    kind,
+                    name,
+                    qualname,
+                    file,
+                    line,
+                    end_line,
+                    summary,
+                    source,
+                    structure,
+                ) = row
+                out[key] = NodeContext(
+                    ref=NodeRef(key, name, kind, file, line, qualname),
+                    qualname=qualname,
+                    summary=summary,
+                    source=source,
+                    end_line=end_line,
+                    node_id=node_id,
+                    structure=structure_from_json(structure),
+                )
+        return out
+
+    def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
+        """Map each given stable key or CPG id to a stable key, where one matches."""
+        out: dict[str, str] = {}
+        for ident in ids:
+            key = self._scalar("SELECT key FROM nodes WHERE key = ?", (ident,))
+            if key is None:
+                key = self._scalar("SELECT key FROM nodes WHERE node_id = ?", (ident,))
+            if key is not None:
+                out[ident] = key
+        return out
+
+
+class StoreGraph(Mapping[str, NodeContext]):
+    """The stored graph as the read-only mapping the core's expansion walks, loaded lazily."""
+
+    def __init__(self, store: IndexStore) -> None:
+        self._store = store
+        self._cache: dict[str, NodeContext | None] = {}
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        """Load many contexts in one query."""
+        missing = [k for k in keys if k not in self._cache]
+        found = self._store.contexts(missing)
+        for key in missing:
+            self._cache[key] = found.get(key)
+
+    def __getitem__(self, key: str) -> NodeContext:
+        if key not in self._cache:
+            self.prefetch([key])
+        ctx = self._cache[key]
+        if ctx is None:
+            raise KeyError(key)
+        return ctx
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k, v in self._cache.items() if v is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._cache.values() if v is not None)
+
+
+def _floats(blob: bytes) -> list[float]:
+    import struct
+
+    return list(struct.unpack(f"{len(blob) // 4}f", blob))
