@@ -51,18 +51,14 @@ def test_enhanced_summary_of_a_function(pyshop_cpg: Path) -> None:
         "Sum the discounted prices and add tax.\n"
         "calls: shop.pricing.apply_discount, sum, shop.pricing.add_tax"
     )
-    assert summaries["function:shop/cart.py:Cart.size"] == (
-        "def size()\ndecorators: @property\ncalls: len"
-    )
+    assert summaries["function:shop/cart.py:Cart.size"] == ("def size()\ndecorators: @property\ncalls: len")
 
 
 def test_enhanced_summary_of_class_and_module(pyshop_cpg: Path) -> None:
     """Classes list bases and methods; modules their docstring, definitions and imports."""
     summaries, _ = _index(pyshop_cpg)
     assert summaries["class:shop/cart.py:GiftCart"] == (
-        "class GiftCart(Cart)\n"
-        "A cart whose total is always discounted by ten percent.\n"
-        "methods: total"
+        "class GiftCart(Cart)\nA cart whose total is always discounted by ten percent.\nmethods: total"
     )
     assert summaries["module:shop/net.py"] == (
         "module shop.net\n"
@@ -75,9 +71,7 @@ def test_enhanced_summary_of_class_and_module(pyshop_cpg: Path) -> None:
 def test_fast_summary_is_one_signature_line(pyshop_cpg: Path) -> None:
     """The fast tier is the signature alone."""
     summaries, _ = _index(pyshop_cpg, Tier.FAST)
-    assert summaries["function:shop/net.py:backoff_delay"] == (
-        "def backoff_delay(attempt: int, base: float)"
-    )
+    assert summaries["function:shop/net.py:backoff_delay"] == ("def backoff_delay(attempt: int, base: float)")
 
 
 def test_structural_context_of_a_known_function(pyshop_cpg: Path) -> None:
@@ -127,9 +121,7 @@ def test_javascript_sample(jsutil_cpg: Path, key: str) -> None:
     summaries, contexts = _index(jsutil_cpg)
     assert key in summaries
     assert contexts[key].end_line is None and contexts[key].source is None
-    assert summaries["function:strings.js:titleCase"].startswith(
-        "function titleCase(text, separator)"
-    )
+    assert summaries["function:strings.js:titleCase"].startswith("function titleCase(text, separator)")
     callers = contexts["function:strings.js:slugify"].structure.callers
     assert {r.key for r in callers} == {
         "function:index.js:makeLink",

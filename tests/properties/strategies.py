@@ -70,9 +70,7 @@ annotations = st.sampled_from((None, "int", "str", "list[Item]", "Cart"))
 def defs(depth: int = 2) -> st.SearchStrategy[Def]:
     """A function or class, nested up to ``depth`` levels."""
     children: st.SearchStrategy[tuple[Def, ...]] = (
-        st.lists(st.deferred(lambda: defs(depth - 1)), max_size=3).map(tuple)
-        if depth > 0
-        else st.just(())
+        st.lists(st.deferred(lambda: defs(depth - 1)), max_size=3).map(tuple) if depth > 0 else st.just(())
     )
     return st.builds(
         Def,
@@ -174,17 +172,13 @@ class _Builder:
                 col=4,
             )
         for target in d.calls:
-            call_id = self.add(
-                NodeKind.CALL, "helper", file, node_id, attrs_=(("args_count", 1),), col=8
-            )
+            call_id = self.add(NodeKind.CALL, "helper", file, node_id, attrs_=(("args_count", 1),), col=8)
             self.pending_calls.append((call_id, target))
         for child in d.body:
             self.definition(child, file, node_id)
 
 
-def build_cpg(
-    program: Program, id_offset: int = 0, shifts: Mapping[str, int] | None = None
-) -> CpgData:
+def build_cpg(program: Program, id_offset: int = 0, shifts: Mapping[str, int] | None = None) -> CpgData:
     """Render a program as treeloom would; ``id_offset`` and ``shifts`` move ids and lines."""
     b = _Builder(id_offset, shifts or {})
     for file, top in program.files:

@@ -50,9 +50,7 @@ def _facts(nodes: tuple[ExpandedNode, ...]) -> set[tuple[str, float, str, int]]:
 
 
 @given(graphs_with_hits(), st.integers(0, 3))
-def test_hits_have_full_relevance(
-    case: tuple[dict[str, NodeContext], list[str]], depth: int
-) -> None:
+def test_hits_have_full_relevance(case: tuple[dict[str, NodeContext], list[str]], depth: int) -> None:
     """What the search found is what the agent asked for: it ranks first."""
     graph, hits = case
     by_key = {n.ref.key: n for n in expand_hits(hits, graph, depth)}
@@ -62,9 +60,7 @@ def test_hits_have_full_relevance(
 
 
 @given(graphs_with_hits(), st.integers(1, 3))
-def test_relevance_decays_along_edges(
-    case: tuple[dict[str, NodeContext], list[str]], depth: int
-) -> None:
+def test_relevance_decays_along_edges(case: tuple[dict[str, NodeContext], list[str]], depth: int) -> None:
     """A neighbour of a neighbour is never worth more than the neighbour."""
     graph, hits = case
     nodes = expand_hits(hits, graph, depth)
@@ -78,9 +74,7 @@ def test_relevance_decays_along_edges(
 
 
 @given(graphs_with_hits(), st.integers(1, 3))
-def test_leaves_are_not_expanded(
-    case: tuple[dict[str, NodeContext], list[str]], depth: int
-) -> None:
+def test_leaves_are_not_expanded(case: tuple[dict[str, NodeContext], list[str]], depth: int) -> None:
     """Imports are context, not a path to more code."""
     graph, hits = case
     nodes = expand_hits(hits, graph, depth)
@@ -88,9 +82,7 @@ def test_leaves_are_not_expanded(
     assert all(n.via not in leaves for n in nodes)
     assert all(0 < n.relevance <= 1 for n in nodes)
     assert all(
-        n.relevance <= RELEVANCE[n.relationship]
-        for n in nodes
-        if n.relationship is not Relationship.HIT
+        n.relevance <= RELEVANCE[n.relationship] for n in nodes if n.relationship is not Relationship.HIT
     )
 
 

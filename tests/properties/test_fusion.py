@@ -56,9 +56,7 @@ def test_agreement_wins(rank: int, other: int) -> None:
 def test_scores_follow_the_formula(lists: list[list[str]], k: float) -> None:
     """Scores are exactly RRF, so callers can reason about them."""
     for item in rrf_fuse(lists, k=k):
-        expected = math.fsum(
-            1.0 / (k + lst.index(item.key) + 1) for lst in lists if item.key in lst
-        )
+        expected = math.fsum(1.0 / (k + lst.index(item.key) + 1) for lst in lists if item.key in lst)
         assert math.isclose(item.score, expected, rel_tol=1e-12)
     assert RRF_K == 60
 

@@ -29,9 +29,7 @@ def test_keys_are_unique(program: Program) -> None:
     assert len(keys) == len(set(keys))
 
 
-@given(
-    programs, st.integers(1, 10_000), st.dictionaries(st.sampled_from(FILES), st.integers(0, 50))
-)
+@given(programs, st.integers(1, 10_000), st.dictionaries(st.sampled_from(FILES), st.integers(0, 50)))
 def test_keys_survive_renumbering_and_line_shifts(
     program: Program, offset: int, shifts: dict[str, int]
 ) -> None:

@@ -24,9 +24,7 @@ FTS_TOKENIZER = "porter unicode61 tokenchars '_'"  # the store's setting
 
 word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6)
 snake = st.lists(word, min_size=1, max_size=3).map("_".join)
-camel = st.lists(word, min_size=1, max_size=3).map(
-    lambda ws: ws[0] + "".join(w.title() for w in ws[1:])
-)
+camel = st.lists(word, min_size=1, max_size=3).map(lambda ws: ws[0] + "".join(w.title() for w in ws[1:]))
 identifiers = st.lists(st.one_of(snake, camel), min_size=1, max_size=3).map(".".join)
 
 
@@ -61,9 +59,7 @@ def test_a_part_finds_the_whole(fts: apsw.Connection, name: str, data: st.DataOb
     """A query for ``discount`` finds ``apply_discount`` through the real index."""
     with fts:
         fts.execute("DELETE FROM t")
-        fts.execute(
-            "INSERT INTO t(rowid, body) VALUES (1, ?)", (" ".join(identifier_tokens(name)),)
-        )
+        fts.execute("INSERT INTO t(rowid, body) VALUES (1, ?)", (" ".join(identifier_tokens(name)),))
     part = data.draw(st.sampled_from((name, *identifier_parts(name))))
     rows = list(fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (fts_match_expression(part),)))
     assert rows == [(1,)]

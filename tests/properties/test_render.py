@@ -80,15 +80,10 @@ def test_header_names_the_node(node: ExpandedNode) -> None:
     """The first line tells the agent what and where, before any detail."""
     header = render_block(node).split("\n", 1)[0]
     ref = node.ref
-    assert (
-        header
-        == f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"
-    )
+    assert header == f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"
 
 
-@given(
-    st.lists(nodes, max_size=5, unique_by=lambda n: n.ref.key), st.integers(1, 2000), st.booleans()
-)
+@given(st.lists(nodes, max_size=5, unique_by=lambda n: n.ref.key), st.integers(1, 2000), st.booleans())
 def test_json_envelope(items: list[ExpandedNode], budget: int, include_source: bool) -> None:
     """The JSON shape is a contract: every packed block, every field, in order."""
     packing = assemble_context(items, budget, len, include_source)

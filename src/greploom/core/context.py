@@ -147,10 +147,10 @@ class _Resolver:
             text = import_text(imp)
             seen[text] = seen.get(text, 0) + 1
             suffix = "" if seen[text] == 1 else f"#{seen[text]}"
-            module = imp.attr("module")
+            module_name = imp.attr("module")
             yield NodeRef(
                 key=f"import:{imp.file}:{text}{suffix}",
-                name=module if isinstance(module, str) and module else text,
+                name=module_name if isinstance(module_name, str) and module_name else text,
                 kind=NodeKind.IMPORT.value,
                 file=imp.file,
                 line=imp.line,

@@ -80,9 +80,7 @@ def location_text(file: str, line: int, end_line: int | None = None) -> str:
     return f"{file}:{line}"
 
 
-def render_block(
-    node: ExpandedNode, include_source: bool = False, via_name: str | None = None
-) -> str:
+def render_block(node: ExpandedNode, include_source: bool = False, via_name: str | None = None) -> str:
     """The markdown block for one expanded node."""
     ref = node.ref
     lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"]
@@ -104,9 +102,7 @@ def render_block(
     return "\n".join(lines)
 
 
-def context_blocks(
-    nodes: Sequence[ExpandedNode], include_source: bool = False
-) -> tuple[ContextBlock, ...]:
+def context_blocks(nodes: Sequence[ExpandedNode], include_source: bool = False) -> tuple[ContextBlock, ...]:
     """Blocks for expanded nodes, in their order."""
     names = {n.ref.key: n.qualname for n in nodes}
     return tuple(

@@ -79,9 +79,7 @@ def parameters(graph: CpgGraph, node: CpgNode) -> tuple[CpgNode, ...]:
 def parameter_text(param: CpgNode) -> str:
     """``name: annotation`` or ``name``."""
     annotation = param.attr("type_annotation")
-    return (
-        f"{param.name}: {annotation}" if isinstance(annotation, str) and annotation else param.name
-    )
+    return f"{param.name}: {annotation}" if isinstance(annotation, str) and annotation else param.name
 
 
 def signature(graph: CpgGraph, node: CpgNode, qualname: str) -> str:
@@ -191,9 +189,7 @@ def import_targets(node: CpgNode) -> tuple[str, ...]:
     return (module,)
 
 
-def summarize_node(
-    graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], tier: Tier
-) -> Summary:
+def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], tier: Tier) -> Summary:
     """Summarise one function, class or module node at the given tier.
 
     ``qualnames`` maps CPG ids of indexable nodes to their qualified names

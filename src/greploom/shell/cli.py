@@ -114,7 +114,7 @@ def query(
     budget: int | None = None,
     top_k: int | None = None,
     depth: int | None = None,
-    format: Literal["context", "json"] = "context",  # noqa: A002 - the flag users type
+    format: Literal["context", "json"] = "context",
     node: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
     include_source: bool = False,
     provider: Provider | None = None,
@@ -178,7 +178,7 @@ def query(
 
 
 @app.command
-def status(*, db: Path | None = None, format: Literal["text", "json"] = "text") -> int:  # noqa: A002
+def status(*, db: Path | None = None, format: Literal["text", "json"] = "text") -> int:
     """Show what an index holds: counts, embedder, tier, CPG, age.
 
     Parameters

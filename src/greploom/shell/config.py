@@ -19,6 +19,7 @@ from greploom.core.errors import UsageError
 from greploom.core.summary import Tier
 
 DEFAULT_DB = Path(".greploom") / "index.db"
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 PROVIDERS = ("local", "ollama", "openai", "none")
 MAX_TOP_K = 100
 MAX_DEPTH = 4
@@ -31,7 +32,7 @@ class GrepLoomConfig:
     db_path: Path = DEFAULT_DB
     provider: str | None = None  # None: the index's embedder (queries) or "local" (new index)
     model: str | None = None
-    ollama_url: str = "http://127.0.0.1:11434"
+    ollama_url: str | None = None  # None: the index's recorded URL, else DEFAULT_OLLAMA_URL
     embedding_url: str | None = None  # OpenAI-compatible server base URL
     api_key: str | None = attrs.field(default=None, repr=False)
     tier: Tier = Tier.ENHANCED
@@ -64,9 +65,7 @@ class GrepLoomConfig:
                 try:
                     values[name] = int(v)
                 except ValueError:
-                    raise UsageError(
-                        f"GREPLOOM_{name.upper()} must be a whole number, not {v!r}"
-                    ) from None
+                    raise UsageError(f"GREPLOOM_{name.upper()} must be a whole number, not {v!r}") from None
         if v := env.get("GREPLOOM_LOCAL_MODEL_DIR"):
             values["local_model_dir"] = Path(v)
         return cls().with_overrides(**values)

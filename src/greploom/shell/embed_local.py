@@ -39,9 +39,7 @@ class LocalEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         name = LOCAL_MODEL if model_dir is None else f"custom:{model_dir.name}"
-        self._identity = EmbedderIdentity(
-            "local", name, LOCAL_DIMENSION if model_dir is None else 0
-        )
+        self._identity = EmbedderIdentity("local", name, LOCAL_DIMENSION if model_dir is None else 0)
 
     @property
     def identity(self) -> EmbedderIdentity:
@@ -62,17 +60,13 @@ class LocalEmbedder:
                 tokenizer_path = self._model_dir / "tokenizer.json"
                 for path in (model_path, tokenizer_path):
                     if not path.is_file():
-                        raise EmbedderError(
-                            f"GREPLOOM_LOCAL_MODEL_DIR has no {path.name}: {self._model_dir}"
-                        )
+                        raise EmbedderError(f"GREPLOOM_LOCAL_MODEL_DIR has no {path.name}: {self._model_dir}")
             options = ort.SessionOptions()
             if self._threads:
                 options.intra_op_num_threads = self._threads
             options.log_severity_level = 3
             try:
-                session = ort.InferenceSession(
-                    str(model_path), options, providers=["CPUExecutionProvider"]
-                )
+                session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
                 tokenizer = Tokenizer.from_file(str(tokenizer_path))
             except Exception as exc:  # onnxruntime and tokenizers raise their own types
                 raise EmbedderError(f"cannot load the local embedding model: {exc}") from exc
@@ -97,9 +91,9 @@ class LocalEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        result: np.ndarray[Any, np.dtype[np.float32]] = (
-            pooled / np.clip(norms, 1e-12, None)
-        ).astype(np.float32)
+        result: np.ndarray[Any, np.dtype[np.float32]] = (pooled / np.clip(norms, 1e-12, None)).astype(
+            np.float32
+        )
         return result
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:

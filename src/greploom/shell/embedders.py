@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from greploom.core.errors import EmbedderError, UsageError
-from greploom.shell.config import GrepLoomConfig
+from greploom.shell.config import DEFAULT_OLLAMA_URL, GrepLoomConfig
 from greploom.shell.embed_http import OllamaEmbedder, OpenAIEmbedder
 from greploom.shell.embed_local import LOCAL_MODEL, LocalEmbedder
 from greploom.shell.ports import Embedder, EmbedderIdentity
@@ -15,8 +15,14 @@ DEFAULT_MODELS = {
 }
 
 
-def make_embedder(config: GrepLoomConfig, provider: str, model: str | None) -> Embedder | None:
-    """The embedder for ``provider`` (None for ``none``: lexical-only)."""
+def make_embedder(
+    config: GrepLoomConfig, provider: str, model: str | None, recorded_url: str | None = None
+) -> Embedder | None:
+    """The embedder for ``provider`` (None for ``none``: lexical-only).
+
+    ``recorded_url`` is the server URL the index was built with, used when the
+    configuration names none.
+    """
     if provider == "none":
         return None
     if provider == "local":
@@ -28,19 +34,22 @@ def make_embedder(config: GrepLoomConfig, provider: str, model: str | None) -> E
         return LocalEmbedder(config.local_model_dir)
     name = model or DEFAULT_MODELS[provider]
     if provider == "ollama":
-        return OllamaEmbedder(config.ollama_url, name)
+        return OllamaEmbedder(config.ollama_url or recorded_url or DEFAULT_OLLAMA_URL, name)
     if provider == "openai":
-        if not config.embedding_url:
+        url = config.embedding_url or recorded_url
+        if not url:
             raise UsageError(
                 "the openai provider needs --embedding-url (or GREPLOOM_EMBEDDING_URL), "
                 "e.g. http://127.0.0.1:8000 for a local vLLM or TEI server"
             )
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-        return OpenAIEmbedder(config.embedding_url, name, headers=headers)
+        return OpenAIEmbedder(url, name, headers=headers)
     raise UsageError(f"unknown embedding provider {provider!r}")
 
 
-def query_embedder(config: GrepLoomConfig, recorded: EmbedderIdentity | None) -> Embedder | None:
+def query_embedder(
+    config: GrepLoomConfig, recorded: EmbedderIdentity | None, recorded_url: str | None = None
+) -> Embedder | None:
     """The embedder a query must use: the index's, unless the config names another (an error)."""
     if recorded is None:
         if config.provider not in (None, "none"):
@@ -50,9 +59,7 @@ def query_embedder(config: GrepLoomConfig, recorded: EmbedderIdentity | None) ->
             )
         return None
     wanted_provider = config.provider or recorded.provider
-    wanted_model = config.model or (
-        recorded.model if wanted_provider == recorded.provider else None
-    )
+    wanted_model = config.model or (recorded.model if wanted_provider == recorded.provider else None)
     if wanted_provider == "none":
         return None
     if wanted_provider != recorded.provider or (wanted_model or "") != recorded.model:
@@ -61,4 +68,4 @@ def query_embedder(config: GrepLoomConfig, recorded: EmbedderIdentity | None) ->
             f"this index was embedded with {recorded.describe()}, not {named}; query without "
             f"--provider/--model, or re-index with `greploom index ... --provider {wanted_provider} --force`"
         )
-    return make_embedder(config, recorded.provider, recorded.model)
+    return make_embedder(config, recorded.provider, recorded.model, recorded_url)

@@ -208,9 +208,7 @@ def run_index(
     db_path = config.db_path
     with index_lock(db_path):
         if source.is_dir():
-            cpg_path = build_cpg_with_treeloom(
-                source, db_path.with_name(db_path.stem + ".cpg.json")
-            )
+            cpg_path = build_cpg_with_treeloom(source, db_path.with_name(db_path.stem + ".cpg.json"))
         else:
             cpg_path = source
         rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier)
@@ -224,7 +222,9 @@ def run_index(
             provider = config.provider or embedder_was or "local"
             same_provider = recorded is not None and recorded.provider == provider
             model = config.model or (recorded.model if same_provider and recorded else None)
-            embedder = make_embedder(config, provider, model)
+            embedder = make_embedder(
+                config, provider, model, meta.get("embedder_url") if same_provider else None
+            )
             reset = force
             wanted = embedder.identity.describe() if embedder else "none (lexical only)"
             had = recorded.describe() if recorded else "none (lexical only)"
@@ -235,14 +235,19 @@ def run_index(
                     f"this index was embedded with {had}, not {wanted}; pass --force to "
                     "re-embed everything with the new embedder"
                 )
-            plan = plan_reindex(
-                store.stored_entries(), (r.entry() for r in rows.values()), force=force
-            )
+            plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=force)
             vectors: dict[str, list[float]] | None = None
             identity = embedder.identity if embedder else None
             try:
                 if embedder is not None:
-                    vectors = _embed(store, embedder, plan.embed, rows, embed_texts, progress)
+                    vectors = _embed(
+                        store,
+                        embedder=embedder,
+                        keys=plan.embed,
+                        rows=rows,
+                        embed_texts=embed_texts,
+                        progress=progress,
+                    )
                     identity = embedder.identity
                     if (
                         not reset
@@ -266,6 +271,7 @@ def run_index(
                 "embedder_dimension": str(identity.dimension if identity else 0),
                 "embedder_query_prefix": identity.query_prefix if identity else "",
                 "embedder_document_prefix": identity.document_prefix if identity else "",
+                "embedder_url": getattr(embedder, "url", "") if embedder else "",
                 "tier": config.tier.value,
                 "cpg_path": str(cpg_path.resolve()),
                 "cpg_digest": file_digest(cpg_path),
@@ -301,6 +307,7 @@ def run_index(
 
 def _embed(
     store: IndexStore,
+    *,
     embedder: Embedder,
     keys: tuple[str, ...],
     rows: Mapping[str, NodeRow],

@@ -146,7 +146,9 @@ class QueryEngine:
             if self._embedder is not None:
                 self._embedder.close()
             self._embedder, self._embedder_error = None, None
-            self._embedder = query_embedder(self.config, recorded_identity(meta))
+            self._embedder = query_embedder(
+                self.config, recorded_identity(meta), meta.get("embedder_url") or None
+            )
         self._meta = meta
         return self._store
 
@@ -207,9 +209,7 @@ class QueryEngine:
                     mode = "nodes"
                 else:
                     if not query_tokens(text):
-                        raise UsageError(
-                            "the query has no searchable words; use names or plain words"
-                        )
+                        raise UsageError("the query has no searchable words; use names or plain words")
                     hits, mode = self.search(store, text, config.top_k)
                 graph: Mapping[str, NodeContext]
                 if cpg_path is not None:
@@ -221,11 +221,20 @@ class QueryEngine:
                     stored.prefetch(h.key for h in hits)
                     graph = stored
                 nodes = expand_hits([h.key for h in hits], graph, config.depth)
-            meta = self._metadata(config, text, node_ids, mode, hits, unknown, cpg_path)
+            meta = self._metadata(
+                config=config,
+                text=text,
+                node_ids=node_ids,
+                mode=mode,
+                hits=hits,
+                unknown=unknown,
+                cpg_path=cpg_path,
+            )
         return self._pack(config, nodes, hits, meta, include_source)
 
     def _metadata(
         self,
+        *,
         config: GrepLoomConfig,
         text: str,
         node_ids: Sequence[str],
@@ -290,9 +299,7 @@ class QueryEngine:
                 tokens_used=packing.tokens_used,
             )
             if not nodes:
-                meta["note"] = (
-                    "no code matched; try other words, a symbol name, or `greploom status`"
-                )
+                meta["note"] = "no code matched; try other words, a symbol name, or `greploom status`"
             elif not packing.blocks:
                 meta["note"] = "the budget is too small for even one result; raise --budget"
             for _ in range(4):
@@ -305,9 +312,7 @@ class QueryEngine:
                 break
             reserve += used - config.budget
         envelope = render_json(meta, packing, nodes, include_source)
-        return QueryAnswer(
-            text=text, envelope=envelope, packing=packing, nodes=nodes, hits=tuple(hits)
-        )
+        return QueryAnswer(text=text, envelope=envelope, packing=packing, nodes=nodes, hits=tuple(hits))
 
 
 def _compose(meta: Mapping[str, Any], packing: Packing) -> str:

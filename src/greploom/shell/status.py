@@ -11,10 +11,9 @@ from greploom.shell.store import IndexStore
 
 def index_status(db_path: Path) -> dict[str, Any]:
     """Counts, embedder, tier, CPG and age of the index at ``db_path``."""
-    with IndexStore.open_existing(db_path) as store:
-        with store.snapshot():
-            meta = store.meta()
-            counts = store.counts()
+    with IndexStore.open_existing(db_path) as store, store.snapshot():
+        meta = store.meta()
+        counts = store.counts()
     indexed_at = meta.get("indexed_at")
     age = None
     if indexed_at:
@@ -32,7 +31,9 @@ def index_status(db_path: Path) -> dict[str, Any]:
         "functions": counts.get("functions", 0),
         "vectors": counts["vectors"],
         "pending_vectors": counts["pending"],
-        "embedder": f"{provider}:{meta.get('embedder_model', '')}" if provider != "none" else "none (lexical only)",
+        "embedder": f"{provider}:{meta.get('embedder_model', '')}"
+        if provider != "none"
+        else "none (lexical only)",
         "dimension": int(meta.get("embedder_dimension", "0") or 0),
         "tier": meta.get("tier"),
         "cpg": meta.get("cpg_path"),

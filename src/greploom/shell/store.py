@@ -90,9 +90,7 @@ class NodeRow:
 
     def entry(self) -> IndexEntry:
         """The plan's view of this row."""
-        return IndexEntry(
-            self.key, self.content_hash, self.node_id, self.file, self.line, self.end_line
-        )
+        return IndexEntry(self.key, self.content_hash, self.node_id, self.file, self.line, self.end_line)
 
 
 def connect(path: Path, *, create: bool) -> apsw.Connection:
@@ -153,9 +151,7 @@ class IndexStore:
             version = self._scalar("PRAGMA user_version")
             tables = self._scalar("SELECT count(*) FROM sqlite_master")
         except apsw.NotADBError as exc:
-            raise StoreError(
-                f"{self.path} is not a greploom index (not an SQLite database)"
-            ) from exc
+            raise StoreError(f"{self.path} is not a greploom index (not an SQLite database)") from exc
         if app_id == 0 and version == 0 and tables == 0:
             if allow_empty:
                 return True
@@ -212,7 +208,7 @@ class IndexStore:
     # -- metadata ----------------------------------------------------------
     def meta(self) -> dict[str, str]:
         """All metadata as text."""
-        return {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
+        return dict(self.conn.execute("SELECT key, value FROM meta"))
 
     def _set_meta(self, values: Mapping[str, Any]) -> None:
         for key, value in values.items():
@@ -230,13 +226,10 @@ class IndexStore:
     def counts(self) -> dict[str, int]:
         """Rows per kind, vectors and pending vectors."""
         out = {
-            f"{kind}s": n
-            for kind, n in self.conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind")
+            f"{kind}s": n for kind, n in self.conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind")
         }
         out["nodes"] = int(self._scalar("SELECT count(*) FROM nodes"))
-        out["vectors"] = (
-            int(self._scalar("SELECT count(*) FROM vectors")) if self.has_vectors() else 0
-        )
+        out["vectors"] = int(self._scalar("SELECT count(*) FROM vectors")) if self.has_vectors() else 0
         out["pending"] = int(self._scalar("SELECT count(*) FROM pending"))
         return out
 
@@ -291,8 +284,10 @@ class IndexStore:
             if reset_vectors or (vectors is None and self.has_vectors()):
                 conn.execute("DROP TABLE IF EXISTS vectors")
             if vectors is not None and not self.has_vectors():
+                width = int(dimension)
                 conn.execute(
-                    f"CREATE VIRTUAL TABLE vectors USING vec0(embedding float[{int(dimension)}] distance_metric=cosine)"
+                    "CREATE VIRTUAL TABLE vectors USING "
+                    f"vec0(embedding float[{width}] distance_metric=cosine)"
                 )
             for key in plan.delete:
                 rowid = self._scalar("SELECT id FROM nodes WHERE key = ?", (key,))
@@ -335,6 +330,7 @@ class IndexStore:
             "structure = excluded.structure RETURNING id",
             values,
         ).fetchone()
+        assert got is not None  # RETURNING always yields the row
         return int(got[0])
 
     # -- queries -----------------------------------------------------------

@@ -1,0 +1,57 @@
+"""Running the CLI in-process (fast) and as a subprocess (as users do)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from greploom.shell.cli import main
+
+GREPLOOM = Path(sys.executable).parent / "greploom"
+
+
+@attrs.frozen
+class Run:
+    """What a CLI run printed and returned."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def cli(*args: str | Path, env: dict[str, str] | None = None) -> Run:
+    """Run ``greploom ARGS`` in this process, capturing output."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([str(a) for a in args])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def cli_process(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> Run:
+    """Run the installed ``greploom`` executable as a subprocess."""
+    done = subprocess.run(
+        [str(GREPLOOM), *(str(a) for a in args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)

@@ -1,0 +1,174 @@
+"""The `index`, `query` and `status` commands end to end on real treeloom CPGs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli, cli_process
+
+
+@pytest.fixture(scope="module")
+def indexed(pyshop_cpg: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of the Python sample, built once with the local embedder."""
+    db = tmp_path_factory.mktemp("idx") / "index.db"
+    run = cli("index", pyshop_cpg, "--db", db)
+    assert run.code == 0, run.err
+    return db
+
+
+def test_index_prints_a_summary_line(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """An index run ends with totals and where the index went."""
+    run = cli("index", pyshop_cpg, "--db", tmp_path / "i.db")
+    assert run.code == 0
+    assert run.out.startswith("indexed 19 nodes: 19 embedded, 0 unchanged, 0 re-pointed, 0 deleted, 0 failed")
+    assert "local:all-MiniLM-L6-v2-int8" in run.out
+
+
+def test_query_context_answers_a_question(indexed: Path) -> None:
+    """A natural-language question finds the function that answers it, with its caller."""
+    run = cli("query", "where is the retry backoff computed", "--db", indexed)
+    assert run.code == 0, run.err
+    header, body = run.out.split("\n\n", 1)
+    assert header.startswith("# greploom: hybrid search | ")
+    assert "/8192 tokens | truncated: no | dropped: 0 | embedder: local:all-MiniLM-L6-v2-int8" in header
+    assert body.startswith("## hit: function shop.net.backoff_delay (shop/net.py:8)")
+    assert "Compute the retry backoff delay for an attempt number." in body
+
+
+def test_query_json_envelope(indexed: Path) -> None:
+    """JSON output carries metadata and results with keys, context and honest counts."""
+    run = cli("query", "apply discount", "--db", indexed, "--format", "json", "--budget", "400")
+    envelope = run.json()
+    meta = envelope["metadata"]
+    assert meta["search_mode"] == "hybrid"
+    assert meta["embedder"] == "local:all-MiniLM-L6-v2-int8"
+    assert meta["budget"] == 400 and 0 < meta["tokens_used"] <= 400
+    assert {
+        "truncated",
+        "dropped",
+        "index_indexed_at",
+        "greploom_version",
+        "treeloom_version",
+    } <= set(meta)
+    first = envelope["results"][0]
+    assert first["key"] == "function:shop/pricing.py:apply_discount"
+    assert first["relationship"] == "hit" and first["relevance"] == 1.0
+    assert first["node_id"].startswith("function:shop/pricing.py:8:0:")
+    assert first["source"] is None
+    assert [c["key"] for c in first["structural_context"]["callers"]] == [
+        "function:shop/pricing.py:total_price"
+    ]
+
+
+def test_context_and_json_agree(indexed: Path) -> None:
+    """Both formats report the same packing."""
+    text = cli("query", "cart total", "--db", indexed, "--budget", "300").out
+    meta = cli("query", "cart total", "--db", indexed, "--budget", "300", "--format", "json").json()[
+        "metadata"
+    ]
+    assert f"{meta['tokens_used']}/300 tokens" in text.split("\n", 1)[0]
+    assert f"dropped: {meta['dropped']}" in text.split("\n", 1)[0]
+
+
+def test_budget_is_never_exceeded(indexed: Path) -> None:
+    """The whole printed answer, header included, fits the budget in cl100k tokens."""
+    from greploom.shell.tokens import count_tokens
+
+    for budget in (120, 200, 350, 1000):
+        run = cli("query", "cart", "--db", indexed, "--budget", str(budget), "--include-source")
+        assert run.code == 0
+        assert count_tokens(run.out.rstrip("\n") + "\n") <= budget
+
+
+def test_node_lookup_by_key_and_id(indexed: Path) -> None:
+    """--node takes stable keys or CPG ids, and reports the unknown ones."""
+    key = "function:shop/cart.py:Cart.total"
+    by_key = cli("query", "--node", key, "--db", indexed, "--format", "json").json()
+    node_id = by_key["results"][0]["node_id"]
+    by_id = cli("query", "--node", node_id, "nope", "--db", indexed, "--format", "json")
+    assert by_id.code == 0
+    assert by_id.json()["results"][0]["key"] == key
+    assert by_id.json()["metadata"]["unknown_nodes"] == ["nope"]
+    assert "unknown node nope" in by_id.err
+    missing = cli("query", "--node", "nope", "--db", indexed)
+    assert missing.code == 2 and "unknown node(s): nope" in missing.err
+
+
+def test_include_source_fences_python(indexed: Path) -> None:
+    """Source comes in a python fence, dedented."""
+    run = cli("query", "--node", "function:shop/cart.py:Cart.total", "--db", indexed, "--include-source")
+    assert '```python\ndef total(self, percent: float = 0.0) -> float:\n    """Price' in run.out
+
+
+def test_javascript_index_has_no_source(jsutil_cpg: Path, tmp_path: Path) -> None:
+    """treeloom writes no source for JavaScript: blocks say so by having no fence."""
+    db = tmp_path / "js.db"
+    assert cli("index", jsutil_cpg, "--db", db).code == 0
+    run = cli("query", "slugify a title", "--db", db, "--include-source")
+    assert "## hit: function strings.slugify (strings.js:6)" in run.out
+    assert "```" not in run.out
+
+
+def test_query_with_cpg_uses_that_file(indexed: Path, pyshop_cpg: Path) -> None:
+    """--cpg expands through the given CPG instead of the stored graph."""
+    envelope = cli("query", "backoff", "--db", indexed, "--cpg", pyshop_cpg, "--format", "json").json()
+    assert envelope["metadata"]["graph"] == f"cpg:{pyshop_cpg}"
+    assert envelope["results"]
+
+
+def test_status(indexed: Path) -> None:
+    """status shows counts, embedder, tier and CPG without changing anything."""
+    info = cli("status", "--db", indexed, "--format", "json").json()
+    assert info["nodes"] == 19 and info["vectors"] == 19 and info["functions"] == 12
+    assert info["embedder"] == "local:all-MiniLM-L6-v2-int8" and info["tier"] == "enhanced"
+
+
+def test_lexical_only_index(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """--provider none indexes without vectors, and search says it is lexical-only."""
+    db = tmp_path / "lex.db"
+    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
+    meta = cli("query", "backoff", "--db", db, "--format", "json").json()["metadata"]
+    assert meta["search_mode"] == "lexical-only" and meta["embedder"] is None
+
+
+def test_fts_syntax_in_queries_is_data(indexed: Path) -> None:
+    """Quotes, operators and column filters in a query are searched for, never parsed."""
+    for text in ['"unbalanced', "NOT AND OR", "name:total", "cart*", "NEAR(a b)", "ünïcode ❤"]:
+        run = cli("query", text, "--db", indexed)
+        assert run.code == 0, (text, run.err)
+    wordless = cli("query", "( ) *", "--db", indexed)
+    assert wordless.code == 2 and "no searchable words" in wordless.err
+
+
+def test_no_match_is_said(indexed: Path) -> None:
+    """A query nothing matches says so instead of printing nothing."""
+    run = cli("query", "zebra xylophone", "--db", indexed, "--provider", "none")
+    assert run.code == 0
+    assert "0 results" in run.out and "no code matched" in run.out
+
+
+def test_subprocess_help_and_errors(tmp_path: Path) -> None:
+    """As a program: --help documents exit codes; a missing index is one line, exit 4."""
+    help_run = cli_process("--help")
+    assert help_run.code == 0 and "Exit codes" in help_run.out
+    run = cli_process("query", "x", "--db", tmp_path / "none.db")
+    assert run.code == 4
+    assert run.err.count("\n") == 1 and "no index at" in run.err
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_demo_flow_from_a_source_directory(sample_dir: Path, tmp_path: Path) -> None:
+    """`greploom index DIR` builds the CPG with treeloom, then indexes it."""
+    project = tmp_path / "proj"
+    shutil.copytree(sample_dir / "pyshop", project)
+    run = cli_process("index", project, "--db", tmp_path / "d.db")
+    assert run.code == 0, run.err
+    assert "indexed 19 nodes" in run.out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("nothing to parse")
+    run = cli_process("index", empty, "--db", tmp_path / "e.db")
+    assert "warning:" in run.err and "no supported source files" in run.err

@@ -1,0 +1,103 @@
+"""Re-indexing after real edits: only what changed is embedded; what vanished is gone."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli
+from tests.conftest import build_cpg_file
+
+
+@pytest.fixture
+def project(sample_dir: Path, tmp_path: Path) -> Path:
+    """A private, editable copy of the Python sample."""
+    target = tmp_path / "proj"
+    shutil.copytree(sample_dir / "pyshop", target)
+    return target
+
+
+def _index(project: Path, db: Path, name: str) -> str:
+    cpg = build_cpg_file(project, db.parent / f"{name}.json")
+    run = cli("index", cpg, "--db", db)
+    assert run.code == 0, run.err
+    return run.out
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_unchanged_reindex_embeds_nothing(project: Path, tmp_path: Path) -> None:
+    """A second run over the same code does no embedding work."""
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+    assert "0 embedded, 19 unchanged, 0 re-pointed, 0 deleted" in _index(project, db, "b")
+
+
+def test_inserted_line_only_repoints(project: Path, tmp_path: Path) -> None:
+    """A line inserted at the top of a file moves code but changes none: nothing is re-embedded."""
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+    cart = project / "shop" / "cart.py"
+    cart.write_text("# a new first line\n" + cart.read_text())
+    out = _index(project, db, "b")
+    assert "0 embedded" in out and "0 deleted" in out
+    assert "re-pointed" in out and " 0 re-pointed" not in out
+    meta = cli("query", "--node", "function:shop/cart.py:Cart.total", "--db", db, "--format", "json").json()
+    assert meta["results"][0]["line"] == 29  # was 28: the new position is served
+
+
+def test_deleted_function_leaves_search_and_graph(project: Path, tmp_path: Path) -> None:
+    """Deleted code is gone from search results and from its callers' context."""
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+    net = project / "shop" / "net.py"
+    _edit(
+        net,
+        "def backoff_delay(attempt: int, base: float = 0.5) -> float:\n"
+        '    """Compute the retry backoff delay for an attempt number."""\n'
+        "    return base * (2**attempt)\n",
+        "",
+    )
+    _edit(net, "time.sleep(backoff_delay(attempt))", "time.sleep(0.5 * 2 ** attempt)")
+    out = _index(project, db, "b")
+    assert "1 deleted" in out
+    envelope = cli("query", "backoff delay", "--db", db, "--format", "json", "--depth", "2").json()
+    keys = {r["key"] for r in envelope["results"]}
+    assert "function:shop/net.py:backoff_delay" not in keys
+    for result in envelope["results"]:
+        for refs in result["structural_context"].values():
+            for ref in refs if isinstance(refs, list) else [refs] if refs else []:
+                assert ref["key"] != "function:shop/net.py:backoff_delay"
+    assert cli("query", "--node", "function:shop/net.py:backoff_delay", "--db", db).code == 2
+
+
+def test_body_edit_reembeds_that_node(project: Path, tmp_path: Path) -> None:
+    """Changing one body re-embeds exactly that node."""
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+    _edit(
+        project / "shop" / "pricing.py",
+        "return math.floor(amount * (1 + TAX_RATE) * 100) / 100",
+        "return round(amount * (1 + TAX_RATE), 2)",
+    )
+    out = _index(project, db, "b")
+    # Later nodes in the file get new treeloom ids (fewer literal nodes): re-pointed, not re-embedded.
+    assert out.startswith("indexed 19 nodes: 1 embedded, 17 unchanged, 1 re-pointed, 0 deleted")
+    source = cli("query", "--node", "function:shop/pricing.py:add_tax", "--db", db, "--include-source")
+    assert "round(amount * (1 + TAX_RATE), 2)" in source.out
+
+
+def test_tier_change_reembeds_everything(project: Path, tmp_path: Path) -> None:
+    """Switching the summary tier changes every summary, so every node is re-embedded."""
+    db = tmp_path / "i.db"
+    cpg = build_cpg_file(project, tmp_path / "a.json")
+    assert cli("index", cpg, "--db", db).code == 0
+    run = cli("index", cpg, "--db", db, "--tier", "fast")
+    assert run.out.startswith("indexed 19 nodes: 19 embedded")
+    assert cli("status", "--db", db, "--format", "json").json()["tier"] == "fast"
