@@ -153,30 +153,16 @@ class QueryEngine:
         return self._store
 
     def search(self, store: IndexStore, text: str, top_k: int) -> tuple[list[SearchHit], str]:
-        """Hybrid search (or lexical-only when no embedder answers); returns hits and mode."""
-        limit = top_k * FETCH_FACTOR
-        lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
-        vector: list[str] = []
-        mode = "lexical-only"
-        if self._embedder is not None and store.has_vectors():
+        """Hybrid search, or lexical-only when no embedder answers; returns hits and mode."""
+        embedder = self._embedder if store.has_vectors() else None
+        if embedder is not None:
             try:
-                qvec = self._embedder.embed_query(text)
-                vector = [k for k, _ in store.search_vector(qvec, limit)]
-                mode = "hybrid"
+                hits = hybrid_search(store, text, top_k, embedder)
                 self._embedder_error = None
+                return hits, "hybrid"
             except EmbedderError as exc:
                 self._embedder_error = str(exc)
-        fused = rrf_fuse([lexical, vector] if mode == "hybrid" else [lexical])[:top_k]
-        hits = [
-            SearchHit(
-                f.key,
-                f.score,
-                f.ranks[0],
-                f.ranks[1] if len(f.ranks) > 1 else 0,
-            )
-            for f in fused
-        ]
-        return hits, mode
+        return hybrid_search(store, text, top_k, None), "lexical-only"
 
     def query(
         self,
@@ -319,6 +305,25 @@ def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
     """Header, then the packed blocks (or the note saying why there are none)."""
     body = packing.text or str(meta.get("note", ""))
     return header_line(meta) + "\n\n" + body + "\n"
+
+
+def hybrid_search(
+    store: IndexStore, text: str, top_k: int = 5, embedder: Embedder | None = None
+) -> list[SearchHit]:
+    """BM25 and (with an embedder) vector search, 2 x top-k each, fused by RRF to top-k.
+
+    Raises :class:`EmbedderError` when the embedder fails; without one the
+    search is lexical only.
+    """
+    limit = top_k * FETCH_FACTOR
+    lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
+    lists = [lexical]
+    if embedder is not None:
+        lists.append([k for k, _ in store.search_vector(embedder.embed_query(text), limit)])
+    return [
+        SearchHit(f.key, f.score, f.ranks[0], f.ranks[1] if len(f.ranks) > 1 else 0)
+        for f in rrf_fuse(lists)[:top_k]
+    ]
 
 
 def cpg_graph(cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
