@@ -51,7 +51,7 @@ def measure_rss(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, 
 
 
 def fetch_source(spec: str) -> Path:
-    """Download a package's sdist (or wheel) and unpack it once."""
+    """Download a package's wheel (its Python sources, no build step) and unpack it once."""
     name = spec.split("==", maxsplit=1)[0]
     target = WORK / spec.replace("==", "-")
     if target.exists():
@@ -59,7 +59,7 @@ def fetch_source(spec: str) -> Path:
     dl = WORK / "dl"
     dl.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(dl), spec],
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", str(dl), spec],
         check=True,
         capture_output=True,
     )

@@ -200,6 +200,52 @@ def status(*, db: Path | None = None, format: Literal["text", "json"] = "text") 
     return 0
 
 
+@app.command
+def serve(
+    *,
+    db: Path | None = None,
+    cpg: Path | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8901,
+    transport: Literal["streamable-http", "stdio"] = "streamable-http",
+    root: Annotated[list[Path] | None, Parameter(consume_multiple=True)] = None,
+    allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
+) -> int:
+    """Run the MCP server (tools: search_code, get_node_context, index_code).
+
+    Parameters
+    ----------
+    db
+        The default index file [default: .greploom/index.db, or GREPLOOM_DB].
+    cpg
+        A CPG JSON file to expand through instead of the stored graph.
+    host
+        Address to bind (HTTP). Anything but loopback needs GREPLOOM_API_TOKEN.
+    port
+        Port to bind (HTTP).
+    transport
+        ``streamable-http`` (endpoint /mcp) or ``stdio``.
+    root
+        Directories tools may read and write (repeatable) [default: the working directory];
+        the directories of --db and --cpg are always allowed.
+    allow_host
+        Extra names accepted in the HTTP Host header besides loopback and --host (repeatable).
+    """
+    from greploom.shell.serve import serve_forever
+
+    serve_forever(
+        _config(db_path=db),
+        cpg=cpg,
+        host=host,
+        port=port,
+        transport=transport,
+        roots=tuple(root or ()),
+        allow_hosts=tuple(allow_host or ()),
+        token=os.environ.get("GREPLOOM_API_TOKEN") or None,
+    )
+    return 0
+
+
 def _one_line(text: str) -> str:
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
     return " ".join(lines) if lines else "invalid command line"

@@ -1,0 +1,101 @@
+"""What the MCP server lets in: paths inside the allowed roots, and (over HTTP) requests
+with the right bearer token and a Host header that names this server.
+
+Paths are resolved (``..`` collapsed, symlinks followed) before they are
+compared with the resolved roots, so neither ``../`` nor a symlink pointing
+out of a root gets through. Host checking stops DNS rebinding: a browser page
+on another origin that resolves its name to 127.0.0.1 still sends its own
+name in ``Host``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from greploom.core.errors import UsageError
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address or host name only reaches this machine."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class PathGuard:
+    """Confines tool paths to a set of root directories."""
+
+    def __init__(self, roots: Iterable[Path]) -> None:
+        self.roots = tuple(dict.fromkeys(Path(r).resolve() for r in roots))
+
+    def check(self, raw: str | Path, what: str) -> Path:
+        """The resolved path, or :class:`UsageError` when it lies outside every root."""
+        path = Path(raw).expanduser()
+        resolved = path.resolve()
+        for root in self.roots:
+            if resolved == root or resolved.is_relative_to(root):
+                return resolved
+        allowed = ", ".join(str(r) for r in self.roots)
+        raise UsageError(
+            f"{what} {raw} is outside the allowed roots ({allowed}); "
+            "start `greploom serve` with --root to allow it"
+        )
+
+
+def _host_name(header: str) -> str:
+    if header.startswith("["):
+        return header.split("]", 1)[0] + "]"
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class HttpGuard:
+    """ASGI middleware: Host header check (always) and bearer token (when one is set)."""
+
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, bound_host: str, extra_hosts: Sequence[str] = ()
+    ) -> None:
+        self.app = app
+        self.token = token
+        allowed = set(LOOPBACK_NAMES) | {bound_host.lower(), *(h.lower() for h in extra_hosts)}
+        self.allowed_hosts = frozenset(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = _host_name(headers.get("host", "")).lower()
+        if host not in self.allowed_hosts:
+            await _reply(send, 421, "misdirected request: unknown Host header")
+            return
+        if self.token is not None:
+            auth = headers.get("authorization", "")
+            scheme, _, given = auth.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), self.token):
+                await _reply(send, 401, "missing or wrong bearer token", {"www-authenticate": "Bearer"})
+                return
+        await self.app(scope, receive, send)
+
+
+async def _reply(send: Send, status: int, message: str, extra: dict[str, str] | None = None) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,297 @@
+"""The MCP server: the CLI's use cases as tools, warm, concurrent and safe by default.
+
+Tools (the same functions the CLI calls, so answers cannot drift):
+
+- ``search_code``: hybrid search, graph expansion, packed context;
+- ``get_node_context``: context for stable keys or CPG ids;
+- ``index_code``: index a CPG JSON file or a source directory, incrementally.
+
+Per-call arguments win; omitted ones fall back to the ``serve`` flags, then to
+the environment. Text results are the CLI's context (honesty header first);
+structured results are the CLI's JSON envelope. Expected failures raise
+``ToolError`` with one sentence; anything else is logged here and masked.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import attrs
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent, ToolAnnotations
+from pydantic import Field
+
+import greploom
+from greploom.core.errors import GreploomError
+from greploom.shell.config import GrepLoomConfig
+from greploom.shell.guard import PathGuard
+from greploom.shell.indexing import run_index
+from greploom.shell.querying import QueryAnswer, QueryEngine
+
+log = logging.getLogger("greploom.mcp")
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+greploom finds the code that answers a question in an indexed code base and returns it packed
+to a token budget. Call search_code with a question or a symbol name first; call
+get_node_context with keys from a previous result (the `key` field, e.g.
+function:pkg/mod.py:Class.method) to see a node and its callers and callees; call index_code
+after the code changed. Each text result starts with a header line: search mode (hybrid, or
+lexical-only when no embedder answered), embedder, tokens used / budget, whether a block was
+truncated, how many were dropped, and how old the index is. Raise `budget` when blocks were
+dropped and you need them; lower `top_k` for a sharper answer."""
+
+ENVELOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "metadata": {"type": "object", "description": "search mode, embedder, budget, tokens_used, ..."},
+        "results": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["metadata", "results"],
+}
+INDEX_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "total": {"type": "integer"},
+        "embedded": {"type": "integer"},
+        "unchanged": {"type": "integer"},
+        "repointed": {"type": "integer"},
+        "deleted": {"type": "integer"},
+        "failed": {"type": "integer"},
+        "seconds": {"type": "number"},
+        "db_path": {"type": "string"},
+        "cpg_path": {"type": "string"},
+        "embedder": {"type": "string"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["total", "embedded", "unchanged", "repointed", "deleted", "failed"],
+}
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+WRITES_INDEX = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+Budget = Annotated[
+    int | None,
+    Field(ge=100, le=1_000_000, description="Token budget for the whole answer (cl100k_base); default 8192."),
+]
+IncludeSource = Annotated[bool, Field(description="Include each node's source text when the CPG has it.")]
+DbPath = Annotated[
+    str | None,
+    Field(description="Index file to use, inside the server's allowed roots; default: the server's --db."),
+]
+CpgPath = Annotated[
+    str | None,
+    Field(description="Expand through this CPG JSON file instead of the stored graph (inside the roots)."),
+]
+
+
+@attrs.frozen
+class ServeSettings:
+    """What ``greploom serve`` was started with."""
+
+    config: GrepLoomConfig
+    cpg_path: Path | None = None
+    roots: tuple[Path, ...] = ()
+
+    def allowed_roots(self) -> tuple[Path, ...]:
+        """The directories of --db and --cpg plus every --root (the working directory if none)."""
+        roots = list(self.roots) or [Path.cwd()]
+        roots.append(self.config.db_path.resolve().parent)
+        if self.cpg_path is not None:
+            roots.append(self.cpg_path.resolve().parent)
+        return tuple(roots)
+
+
+class GreploomService:
+    """Warm use cases behind the tools: one query engine per index file, reused."""
+
+    def __init__(self, settings: ServeSettings) -> None:
+        self.settings = settings
+        self.guard = PathGuard(settings.allowed_roots())
+        self._engines: dict[Path, QueryEngine] = {}
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close every engine."""
+        with self._lock:
+            for engine in self._engines.values():
+                engine.close()
+            self._engines.clear()
+
+    def engine(self, db_path: str | None) -> QueryEngine:
+        """The warm engine for an index (the server's unless a path is given)."""
+        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path.resolve()
+        with self._lock:
+            engine = self._engines.get(db)
+            if engine is None:
+                engine = QueryEngine(self.settings.config.with_overrides(db_path=db))
+                self._engines[db] = engine
+            return engine
+
+    def cpg(self, cpg_path: str | None) -> Path | None:
+        """The CPG to expand through, if any, confined to the roots."""
+        if cpg_path:
+            path = self.guard.check(cpg_path, "cpg_path")
+            if not path.is_file():
+                raise GreploomError(f"cpg_path {cpg_path} is not a file")
+            return path
+        return self.settings.cpg_path
+
+    def search(
+        self,
+        query: str,
+        *,
+        budget: int | None,
+        top_k: int | None,
+        include_source: bool,
+        db_path: str | None,
+        cpg_path: str | None,
+    ) -> QueryAnswer:
+        """search_code's answer."""
+        return self.engine(db_path).query(
+            query, budget=budget, top_k=top_k, include_source=include_source, cpg_path=self.cpg(cpg_path)
+        )
+
+    def nodes(
+        self,
+        node_ids: list[str],
+        *,
+        budget: int | None,
+        include_source: bool,
+        db_path: str | None,
+        cpg_path: str | None,
+    ) -> QueryAnswer:
+        """get_node_context's answer."""
+        return self.engine(db_path).query(
+            None, node_ids, budget=budget, include_source=include_source, cpg_path=self.cpg(cpg_path)
+        )
+
+    def index(self, path: str, db_path: str | None, tier: str, force: bool) -> dict[str, Any]:
+        """index_code's result."""
+        source = self.guard.check(path, "path")
+        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path
+        config = self.settings.config.with_overrides(db_path=db, tier=tier)
+        result = run_index(source, config, force=force)
+        return {
+            "total": result.total,
+            "embedded": result.embedded,
+            "unchanged": result.unchanged,
+            "repointed": result.repointed,
+            "deleted": result.deleted,
+            "failed": result.failed,
+            "seconds": round(result.seconds, 3),
+            "db_path": str(result.db_path),
+            "cpg_path": str(result.cpg_path),
+            "embedder": result.embedder,
+            "warnings": list(result.warnings),
+            "summary": result.summary_line(),
+        }
+
+
+@contextmanager
+def tool_errors(tool: str) -> Iterator[None]:
+    """Expected failures become a ToolError sentence; unexpected ones are logged and masked."""
+    try:
+        yield
+    except GreploomError as exc:
+        raise ToolError(str(exc)) from exc
+    except ToolError:
+        raise
+    except Exception:
+        log.exception("unexpected failure in %s", tool)
+        raise ToolError(f"{tool} failed unexpectedly; the server log has the details") from None
+
+
+def _answer(answer: QueryAnswer) -> ToolResult:
+    return ToolResult(
+        content=[TextContent(type="text", text=answer.text)], structured_content=answer.envelope
+    )
+
+
+def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
+    """The FastMCP server and the service behind its tools."""
+    service = GreploomService(settings)
+    mcp: FastMCP = FastMCP(
+        name="greploom",
+        instructions=INSTRUCTIONS,
+        version=greploom.__version__,
+        mask_error_details=True,
+    )
+
+    def run(tool: str, fn: Callable[[], T]) -> T:
+        with tool_errors(tool):
+            return fn()
+
+    @mcp.tool(annotations=READ_ONLY, output_schema=ENVELOPE_SCHEMA)
+    def search_code(
+        query: Annotated[
+            str, Field(min_length=1, max_length=4000, description="A question or a symbol name.")
+        ],
+        budget: Budget = None,
+        top_k: Annotated[
+            int | None, Field(ge=1, le=100, description="Search hits to expand; default 5.")
+        ] = None,
+        include_source: IncludeSource = False,
+        db_path: DbPath = None,
+        cpg_path: CpgPath = None,
+    ) -> ToolResult:
+        """Find the code that answers a question: hybrid search, graph expansion, packed to a budget."""
+        return run(
+            "search_code",
+            lambda: _answer(
+                service.search(
+                    query,
+                    budget=budget,
+                    top_k=top_k,
+                    include_source=include_source,
+                    db_path=db_path,
+                    cpg_path=cpg_path,
+                )
+            ),
+        )
+
+    @mcp.tool(annotations=READ_ONLY, output_schema=ENVELOPE_SCHEMA)
+    def get_node_context(
+        node_ids: Annotated[
+            list[str],
+            Field(
+                min_length=1, max_length=100, description="Stable keys (from a result's `key`) or CPG ids."
+            ),
+        ],
+        budget: Budget = None,
+        include_source: IncludeSource = False,
+        db_path: DbPath = None,
+        cpg_path: CpgPath = None,
+    ) -> ToolResult:
+        """Show known nodes with their callers, callees, parameters and parent class, packed to a budget."""
+        return run(
+            "get_node_context",
+            lambda: _answer(
+                service.nodes(
+                    node_ids, budget=budget, include_source=include_source, db_path=db_path, cpg_path=cpg_path
+                )
+            ),
+        )
+
+    @mcp.tool(annotations=WRITES_INDEX, output_schema=INDEX_SCHEMA)
+    def index_code(
+        path: Annotated[str, Field(min_length=1, description="A CPG JSON file or a source directory.")],
+        db_path: DbPath = None,
+        tier: Annotated[Literal["fast", "enhanced"], Field(description="Summary tier.")] = "enhanced",
+        force: Annotated[bool, Field(description="Re-embed every node.")] = False,
+    ) -> ToolResult:
+        """Index or re-index code incrementally; searches keep answering while it runs."""
+        result = run("index_code", lambda: service.index(path, db_path, tier, force))
+        return ToolResult(
+            content=[TextContent(type="text", text=result["summary"])], structured_content=result
+        )
+
+    return mcp, service
