@@ -93,7 +93,14 @@ def build_cpg(root: Path, out: Path) -> tuple[float, float, int]:
     wall, rss, _ = measure_rss(
         [str(BIN / "treeloom"), "build", str(root), "-o", str(out), "--quiet", "--include-source"]
     )
-    nodes = len(json.loads(out.read_text())["nodes"])
+    # Counted in a child process: a big CPG loaded here would inflate every later
+    # child's peak RSS (a forked child starts with the parent's resident pages).
+    counter = "import json, sys; print(len(json.load(open(sys.argv[1]))['nodes']))"
+    nodes = int(
+        subprocess.run(
+            [sys.executable, "-c", counter, str(out)], capture_output=True, text=True, check=True
+        ).stdout
+    )
     return wall, rss, nodes
 
 

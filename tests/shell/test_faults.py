@@ -150,3 +150,19 @@ def test_killed_run_and_queries_during_indexing(pyshop_cpg: Path, tmp_path: Path
         after = cli("query", "retry backoff", "--db", db, "--format", "json").json()
         assert after["results"][0]["key"] == "function:shop/net.py:backoff_delay"
         assert cli("index", pyshop_cpg, "--db", db, "--force").code == 0  # the lock died with it
+
+
+def test_changed_local_model_is_refused(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """A query with another local model directory than the index was built with is an error."""
+    import shutil
+
+    from greploom.shell import assets
+
+    db = tmp_path / "l.db"
+    assert cli("index", pyshop_cpg, "--db", db).code == 0
+    model_dir = tmp_path / "other-model"
+    model_dir.mkdir()
+    shutil.copy(assets.DATA_DIR / assets.MODEL_FILE, model_dir / "model.onnx")
+    shutil.copy(assets.DATA_DIR / assets.TOKENIZER_FILE, model_dir / "tokenizer.json")
+    run = cli("query", "cart", "--db", db, env={"GREPLOOM_LOCAL_MODEL_DIR": str(model_dir)})
+    assert run.code == 5 and "custom:other-model" in run.err

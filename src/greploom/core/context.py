@@ -32,6 +32,8 @@ from greploom.core.expand import NodeContext, NodeRef, StructuralContext
 from greploom.core.keys import NodeIdentity
 from greploom.core.summary import call_name, import_text, parameter_text, parameters
 
+# The only edge kinds the keys, summaries and contexts read: a reader may drop the rest.
+USED_EDGE_KINDS = frozenset({EdgeKind.CALLS, EdgeKind.DATA_FLOWS_TO, EdgeKind.HAS_PARAMETER})
 MAX_NEIGHBOURS = 40  # per relationship; the packer would drop the rest anyway
 _NAME = re.compile(r"[A-Za-z_][\w]*")
 

@@ -26,7 +26,9 @@ def make_embedder(
     if provider == "none":
         return None
     if provider == "local":
-        if model not in (None, LOCAL_MODEL) and not (model or "").startswith("custom:"):
+        if model not in (None, LOCAL_MODEL) and not (model or "").startswith(
+            "custom:"
+        ):  # custom: a model dir
             raise UsageError(
                 f"the local provider runs {LOCAL_MODEL} only; set GREPLOOM_LOCAL_MODEL_DIR "
                 f"for another ONNX model, or use --provider ollama/openai for {model!r}"
@@ -68,4 +70,12 @@ def query_embedder(
             f"this index was embedded with {recorded.describe()}, not {named}; query without "
             f"--provider/--model, or re-index with `greploom index ... --provider {wanted_provider} --force`"
         )
-    return make_embedder(config, recorded.provider, recorded.model, recorded_url)
+    embedder = make_embedder(config, recorded.provider, recorded.model, recorded_url)
+    if embedder is not None and embedder.identity.describe() != recorded.describe():
+        found = embedder.identity.describe()
+        embedder.close()
+        raise EmbedderError(
+            f"this index was embedded with {recorded.describe()}, but the configured model is {found} "
+            "(GREPLOOM_LOCAL_MODEL_DIR?); unset it, or re-index with --force"
+        )
+    return embedder

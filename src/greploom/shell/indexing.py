@@ -26,7 +26,7 @@ from pathlib import Path
 import attrs
 
 import greploom
-from greploom.core.context import resolve_contexts
+from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import CpgError, EmbedderError, GreploomError, StoreError
 from greploom.core.hashing import content_hash
@@ -138,7 +138,7 @@ def compute_rows(
     cpg_path: Path, tier: Tier
 ) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str]:
     """Decide, with the core, every row an index of this CPG holds (plus embed texts)."""
-    data = load_cpg(cpg_path)
+    data = load_cpg(cpg_path, USED_EDGE_KINDS)
     graph = CpgGraph(data)
     idents = node_identities(graph)
     qualnames = {i.node_id: i.qualname for i in idents}
@@ -211,6 +211,10 @@ def run_index(
             cpg_path = build_cpg_with_treeloom(source, db_path.with_name(db_path.stem + ".cpg.json"))
         else:
             cpg_path = source
+        digest = file_digest(cpg_path)
+        unchanged = _unchanged_run(db_path, config, digest, force=force)
+        if unchanged is not None:
+            return attrs.evolve(unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started)
         rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier)
         if source.is_dir() and not rows:
             warnings = (*warnings, f"treeloom found no supported source files in {source}")
@@ -218,23 +222,7 @@ def run_index(
         try:
             meta = store.meta()
             recorded = recorded_identity(meta)
-            embedder_was = meta.get("embedder_provider")
-            provider = config.provider or embedder_was or "local"
-            same_provider = recorded is not None and recorded.provider == provider
-            model = config.model or (recorded.model if same_provider and recorded else None)
-            embedder = make_embedder(
-                config, provider, model, meta.get("embedder_url") if same_provider else None
-            )
-            reset = force
-            wanted = embedder.identity.describe() if embedder else "none (lexical only)"
-            had = recorded.describe() if recorded else "none (lexical only)"
-            if embedder_was is not None and not force and wanted != had:
-                if embedder is not None:
-                    embedder.close()
-                raise EmbedderError(
-                    f"this index was embedded with {had}, not {wanted}; pass --force to "
-                    "re-embed everything with the new embedder"
-                )
+            embedder = _choose_embedder(config, meta, force=force)
             plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=force)
             vectors: dict[str, list[float]] | None = None
             identity = embedder.identity if embedder else None
@@ -250,7 +238,7 @@ def run_index(
                     )
                     identity = embedder.identity
                     if (
-                        not reset
+                        not force
                         and recorded is not None
                         and recorded.dimension
                         and identity.dimension != recorded.dimension
@@ -262,31 +250,23 @@ def run_index(
             finally:
                 if embedder is not None:
                     embedder.close()
-            now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-            new_meta = {
-                "greploom_version": greploom.__version__,
-                "schema_version": str(SCHEMA_VERSION),
-                "embedder_provider": identity.provider if identity else "none",
-                "embedder_model": identity.model if identity else "",
-                "embedder_dimension": str(identity.dimension if identity else 0),
-                "embedder_query_prefix": identity.query_prefix if identity else "",
-                "embedder_document_prefix": identity.document_prefix if identity else "",
-                "embedder_url": getattr(embedder, "url", "") if embedder else "",
-                "tier": config.tier.value,
-                "cpg_path": str(cpg_path.resolve()),
-                "cpg_digest": file_digest(cpg_path),
-                "treeloom_version": treeloom_version,
-                "created_at": meta.get("created_at", now),
-                "indexed_at": now,
-                "node_count": str(len(rows)),
-            }
+            new_meta = _run_meta(
+                meta,
+                identity=identity,
+                embedder=embedder,
+                config=config,
+                cpg_path=cpg_path,
+                digest=digest,
+                treeloom_version=treeloom_version,
+                node_count=len(rows),
+            )
             store.switch(
                 plan,
                 rows,
                 vectors,
                 identity.dimension if identity else 0,
                 new_meta,
-                reset_vectors=reset or (recorded is None and vectors is not None),
+                reset_vectors=force or (recorded is None and vectors is not None),
             )
         finally:
             store.close()
@@ -302,6 +282,106 @@ def run_index(
         cpg_path=cpg_path,
         embedder=identity.describe() if identity else "lexical only",
         warnings=warnings,
+    )
+
+
+def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: bool) -> Embedder | None:
+    """The embedder for this run; one unlike the index's is refused unless forced."""
+    recorded = recorded_identity(meta)
+    embedder_was = meta.get("embedder_provider")
+    provider = config.provider or embedder_was or "local"
+    same_provider = recorded is not None and recorded.provider == provider
+    model = config.model or (recorded.model if same_provider and recorded else None)
+    embedder = make_embedder(config, provider, model, meta.get("embedder_url") if same_provider else None)
+    wanted = embedder.identity.describe() if embedder else "none (lexical only)"
+    had = recorded.describe() if recorded else "none (lexical only)"
+    if embedder_was is not None and not force and wanted != had:
+        if embedder is not None:
+            embedder.close()
+        raise EmbedderError(
+            f"this index was embedded with {had}, not {wanted}; pass --force to "
+            "re-embed everything with the new embedder"
+        )
+    return embedder
+
+
+def _run_meta(
+    meta: Mapping[str, str],
+    *,
+    identity: EmbedderIdentity | None,
+    embedder: Embedder | None,
+    config: GrepLoomConfig,
+    cpg_path: Path,
+    digest: str,
+    treeloom_version: str,
+    node_count: int,
+) -> dict[str, str]:
+    """The metadata an index holds after this run."""
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return {
+        "greploom_version": greploom.__version__,
+        "schema_version": str(SCHEMA_VERSION),
+        "embedder_provider": identity.provider if identity else "none",
+        "embedder_model": identity.model if identity else "",
+        "embedder_dimension": str(identity.dimension if identity else 0),
+        "embedder_query_prefix": identity.query_prefix if identity else "",
+        "embedder_document_prefix": identity.document_prefix if identity else "",
+        "embedder_url": getattr(embedder, "url", "") if embedder else "",  # HTTP embedders only
+        "tier": config.tier.value,
+        "cpg_path": str(cpg_path.resolve()),
+        "cpg_digest": digest,
+        "treeloom_version": treeloom_version,
+        "created_at": meta.get("created_at", now),
+        "indexed_at": now,
+        "node_count": str(node_count),
+    }
+
+
+def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force: bool) -> IndexResult | None:
+    """The result of a run that has nothing to do, or None when there may be work.
+
+    The same CPG file (by sha256), tier, embedder and greploom version as the
+    last run means every node would hash the same: skip reading the CPG.
+    """
+    if force or not db_path.is_file():
+        return None
+    try:
+        store = IndexStore.open_existing(db_path)
+    except StoreError:
+        return None  # let the full run report what is wrong with the file
+    try:
+        meta = store.meta()
+        provider = meta.get("embedder_provider", "")
+        same = (
+            meta.get("cpg_digest") == digest
+            and meta.get("tier") == config.tier.value
+            and meta.get("greploom_version") == greploom.__version__
+            and meta.get("schema_version") == str(SCHEMA_VERSION)
+            and (config.provider is None or config.provider == provider)
+            and (config.model is None or config.model == meta.get("embedder_model"))
+            and store.counts()["pending"] == 0
+        )
+        if not same:
+            return None
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        with store.write():
+            store.set_meta({"indexed_at": now})
+        total = int(meta.get("node_count", "0"))
+    finally:
+        store.close()
+    identity = recorded_identity(meta)
+    return IndexResult(
+        total=total,
+        embedded=0,
+        unchanged=total,
+        repointed=0,
+        deleted=0,
+        failed=0,
+        seconds=0.0,
+        db_path=db_path,
+        cpg_path=Path(meta.get("cpg_path", "")),
+        embedder=identity.describe() if identity else "lexical only",
+        warnings=(),
     )
 
 

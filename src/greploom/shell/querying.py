@@ -24,7 +24,7 @@ import attrs
 
 import greploom
 from greploom.core.budget import Packing
-from greploom.core.context import resolve_contexts
+from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
@@ -328,7 +328,7 @@ def hybrid_search(
 
 def cpg_graph(cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
     """The graph of a CPG file, resolved as an index run would (for ``query --cpg``)."""
-    graph = CpgGraph(load_cpg(cpg_path))
+    graph = CpgGraph(load_cpg(cpg_path, USED_EDGE_KINDS))
     idents = node_identities(graph)
     qualnames = {i.node_id: i.qualname for i in idents}
     summaries = {}

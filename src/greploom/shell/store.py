@@ -210,7 +210,8 @@ class IndexStore:
         """All metadata as text."""
         return dict(self.conn.execute("SELECT key, value FROM meta"))
 
-    def _set_meta(self, values: Mapping[str, Any]) -> None:
+    def set_meta(self, values: Mapping[str, Any]) -> None:
+        """Write metadata values (inside a :meth:`write` transaction)."""
         for key, value in values.items():
             text = value if isinstance(value, str) else json.dumps(value)
             self.conn.execute(
@@ -313,7 +314,7 @@ class IndexStore:
                             (rowid, sqlite_vec.serialize_float32(list(vectors[row.content_hash]))),
                         )
             conn.execute("DELETE FROM pending")
-            self._set_meta(meta)
+            self.set_meta(meta)
 
     def _upsert(self, row: NodeRow) -> int:
         values = (
