@@ -172,3 +172,20 @@ def test_demo_flow_from_a_source_directory(sample_dir: Path, tmp_path: Path) -> 
     (empty / "notes.txt").write_text("nothing to parse")
     run = cli_process("index", empty, "--db", tmp_path / "e.db")
     assert "warning:" in run.err and "no supported source files" in run.err
+
+
+def test_adaptive_context_and_plain_ranking(indexed: Path) -> None:
+    """--context adaptive reports what it kept; --ranking plain still answers; both within budget."""
+    envelope = cli(
+        "query", "cart total", "--db", indexed, "--context", "adaptive", "--budget", "600", "--format", "json"
+    ).json()
+    meta = envelope["metadata"]
+    assert meta["context"] == "adaptive" and meta["ranking"] == "signals"
+    assert 2 <= meta["kept"] <= meta["candidates"]
+    assert 0.0 <= meta["mass_left_out"] <= 1.0 and meta["tokens_used"] <= 600
+    text = cli("query", "cart total", "--db", indexed, "--context", "adaptive", "--budget", "600").out
+    assert f"adaptive: kept {meta['kept']} of {meta['candidates']} candidates" in text.split("\n", 1)[0]
+    plain = cli("query", "Cart.total", "--db", indexed, "--ranking", "plain", "--format", "json").json()
+    assert plain["metadata"]["ranking"] == "plain" and plain["results"]
+    signals = cli("query", "Cart.total", "--db", indexed, "--format", "json").json()
+    assert signals["results"][0]["key"] == "function:shop/cart.py:Cart.total"

@@ -111,6 +111,24 @@ def identifier_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+# Keywords and names every body has: indexing them would only add noise.
+CODE_STOPWORDS = frozenset(
+    (
+        "self", "cls", "def", "return", "if", "else", "elif", "for", "while", "in", "is", "not",
+        "and", "or", "none", "true", "false", "import", "from", "as", "class", "try", "except",
+        "finally", "raise", "with", "pass", "lambda", "yield", "await", "async", "const", "let",
+        "var", "function", "this", "new", "null", "undefined", "typeof", "of", "the", "a", "to",
+    )
+)
+MAX_CODE_TOKENS = 2000  # per node: enough for a long function, bounded for generated code
+
+
+def code_tokens(source: str) -> tuple[str, ...]:
+    """Tokens of a body for BM25: identifier-aware, keywords dropped, bounded."""
+    tokens = [t for t in identifier_tokens(source) if t not in CODE_STOPWORDS and len(t) > 1]
+    return tuple(tokens[:MAX_CODE_TOKENS])
+
+
 def query_tokens(text: str) -> tuple[str, ...]:
     """Distinct tokens of a query, stopwords dropped unless nothing else is left."""
     tokens = tuple(dict.fromkeys(identifier_tokens(text)))

@@ -25,11 +25,15 @@ may be added, never renamed or removed.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from greploom.core.budget import ContextBlock, Packing, TokenCounter, pack_blocks
+import attrs
+
+from greploom.core.adaptive import Detail, DetailOption, plan_detail
+from greploom.core.budget import SEPARATOR, ContextBlock, Packing, TokenCounter, pack_blocks
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
 
 LANGUAGES = {
@@ -80,10 +84,23 @@ def location_text(file: str, line: int, end_line: int | None = None) -> str:
     return f"{file}:{line}"
 
 
-def render_block(node: ExpandedNode, include_source: bool = False, via_name: str | None = None) -> str:
-    """The markdown block for one expanded node."""
+def render_block(
+    node: ExpandedNode,
+    include_source: bool = False,
+    via_name: str | None = None,
+    detail: Detail | None = None,
+) -> str:
+    """The markdown block for one expanded node.
+
+    ``detail`` (adaptive context) overrides ``include_source``: FULL shows the
+    source, SUMMARY does not, REFERENCE is the header line alone.
+    """
     ref = node.ref
     lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"]
+    if detail is Detail.REFERENCE:
+        return lines[0]
+    if detail is not None:
+        include_source = detail is Detail.FULL
     relation = node.relationship.value.replace("_", " ")
     if ref.kind in LEAF_KINDS:  # a parameter or import: one line says it all
         tail = f" ({relation} of {via_name})" if via_name else ""
@@ -175,3 +192,42 @@ def render_json(
             }
         )
     return {"metadata": dict(metadata), "results": results}
+
+
+def assemble_adaptive(
+    nodes: Sequence[ExpandedNode],
+    weights: Mapping[str, float],
+    budget: int,
+    count: TokenCounter,
+    reserve: int = 0,
+) -> tuple[Packing, dict[str, Detail]]:
+    """Spend the budget by weight at three levels of detail, then pack (which guarantees it).
+
+    ``weights`` holds the hits' selection weights; a neighbour weighs its
+    relevance times the mean hit weight, halved, so hits are served first.
+    """
+    names = {n.ref.key: n.qualname for n in nodes}
+    hit_weights = [w for w in weights.values() if w > 0]
+    neighbour_scale = 0.5 * (math.fsum(hit_weights) / len(hit_weights)) if hit_weights else 0.5
+    renders: dict[str, dict[Detail, str]] = {}
+    options = []
+    for node in nodes:
+        via = names.get(node.via) if node.via else None
+        levels = [Detail.FULL] if node.source else []
+        levels += [Detail.SUMMARY, Detail.REFERENCE]
+        texts = {level: render_block(node, via_name=via, detail=level) for level in levels}
+        renders[node.ref.key] = texts
+        weight = weights.get(node.ref.key, node.relevance * neighbour_scale)
+        costs = tuple((level, count(SEPARATOR + texts[level])) for level in levels)
+        options.append(DetailOption(node.ref.key, weight, costs))
+    plan = plan_detail(options, budget - max(reserve, 0))
+    chosen = dict(plan.levels)
+    relevance = {n.ref.key: n.relevance for n in nodes}
+    blocks = [
+        ContextBlock(key=key, text=renders[key][level], relevance=relevance[key])
+        for key, level in plan.levels
+    ]
+    packing = pack_blocks(blocks, budget, count, reserve)
+    dropped = packing.dropped + len(plan.left_out)
+    packing = attrs.evolve(packing, dropped=dropped, dropped_keys=(*packing.dropped_keys, *plan.left_out))
+    return packing, chosen

@@ -103,6 +103,15 @@ def docstring(graph: CpgGraph, node: CpgNode) -> str | None:
     Only Python has docstrings. For a function or class the literal must sit
     below the ``def``/``class`` line (so a default value is never taken).
     """
+    literal = docstring_node(graph, node)
+    if literal is None:
+        return None
+    raw = literal.attr("raw_value")
+    return _unquote(raw if isinstance(raw, str) else literal.name)
+
+
+def docstring_node(graph: CpgGraph, node: CpgNode) -> CpgNode | None:
+    """The literal node holding a definition's docstring, if it has one."""
     if not is_python(node.file):
         return None
     body = [
@@ -115,9 +124,7 @@ def docstring(graph: CpgGraph, node: CpgNode) -> str | None:
     first = min(body, key=lambda c: (c.line, c.location.column if c.location else 0))
     if first.kind is not NodeKind.LITERAL or first.attr("literal_type") != "str":
         return None
-    raw = first.attr("raw_value")
-    raw = raw if isinstance(raw, str) else first.name
-    return _unquote(raw)
+    return first
 
 
 def _unquote(raw: str) -> str | None:

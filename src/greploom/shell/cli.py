@@ -117,6 +117,8 @@ def query(
     format: Literal["context", "json"] = "context",
     node: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
     include_source: bool = False,
+    ranking: Literal["signals", "plain"] | None = None,
+    context: Literal["fixed", "adaptive"] | None = None,
     provider: Provider | None = None,
     model: str | None = None,
     ollama_url: str | None = None,
@@ -144,6 +146,11 @@ def query(
         Stable keys or CPG ids to show instead of searching (repeatable).
     include_source
         Include each node's source text, when the CPG has it.
+    ranking
+        ``signals`` (code-aware re-ranking) or ``plain`` (RRF of BM25 and vectors) [default: signals].
+    context
+        ``fixed`` (top-k whole blocks) or ``adaptive`` (the scores decide how many hits and how much
+        of each) [default: fixed].
     provider
         Must match the index's embedder; ``none`` searches lexically only.
     model
@@ -160,6 +167,8 @@ def query(
         budget=budget,
         top_k=top_k,
         depth=depth,
+        ranking=ranking,
+        context=context,
         provider=provider,
         model=model,
         ollama_url=ollama_url,

@@ -22,6 +22,8 @@ DEFAULT_DB = Path(".greploom") / "index.db"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 PROVIDERS = ("local", "ollama", "openai", "none")
 MAX_TOP_K = 100
+RANKINGS = ("signals", "plain")
+CONTEXTS = ("fixed", "adaptive")
 MAX_DEPTH = 4
 
 
@@ -40,6 +42,8 @@ class GrepLoomConfig:
     top_k: int = 5
     depth: int = 1
     local_model_dir: Path | None = None
+    ranking: str = "signals"  # or "plain": RRF only
+    context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GrepLoomConfig:
@@ -66,6 +70,9 @@ class GrepLoomConfig:
                     values[name] = int(v)
                 except ValueError:
                     raise UsageError(f"GREPLOOM_{name.upper()} must be a whole number, not {v!r}") from None
+        for name in ("ranking", "context"):
+            if v := env.get(f"GREPLOOM_{name.upper()}"):
+                values[name] = v
         if v := env.get("GREPLOOM_LOCAL_MODEL_DIR"):
             values["local_model_dir"] = Path(v)
         return cls().with_overrides(**values)
@@ -84,6 +91,9 @@ class GrepLoomConfig:
                 raise UsageError(
                     f"unknown embedding provider {given['provider']!r}; use one of {', '.join(PROVIDERS)}"
                 )
+        for key, allowed in (("ranking", RANKINGS), ("context", CONTEXTS)):
+            if key in given and given[key] not in allowed:
+                raise UsageError(f"unknown {key} {given[key]!r}; use one of {', '.join(allowed)}")
         for key in ("db_path", "local_model_dir"):
             if key in given:
                 given[key] = Path(given[key])

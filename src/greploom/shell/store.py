@@ -8,8 +8,10 @@ as greploom's). Hard to change later, so the reasons are written here:
   vec0 rows that share the rowid never need renumbering. The resolved graph
   around the node (``structure``, JSON of :class:`StructuralContext`) lives
   in the row: a query reads a handful of rows and never the CPG.
-- ``nodes_fts``: FTS5 over pre-tokenised name, qualified name, path and
-  summary (identifier parts from :mod:`greploom.core.lexical`), porter-stemmed.
+- ``nodes_fts``: FTS5 over pre-tokenised name, qualified name, path, summary
+  and body (identifier parts from :mod:`greploom.core.lexical`; the body is
+  the source without its docstring, keywords dropped), porter-stemmed, each
+  column weighted for bm25.
 - ``vectors``: vec0 with cosine distance; its width comes from the embedder
   and is recorded in ``meta``; absent for a lexical-only index.
 - ``pending``: vectors an index run has computed but not yet switched in,
@@ -42,8 +44,8 @@ SCHEMA_VERSION = 1
 APPLICATION_ID = 0x67726C6D  # "grlm": tells a greploom index from any other SQLite file
 BUSY_TIMEOUT_MS = 10_000
 FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
-# bm25 column weights: a hit on the name matters most, the summary least.
-FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0)
+# bm25 column weights: a hit on the name matters most, the body least.
+FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0, 0.5)
 
 _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +65,9 @@ CREATE TABLE nodes(
     structure TEXT NOT NULL
 );
 CREATE INDEX nodes_by_node_id ON nodes(node_id);
-CREATE VIRTUAL TABLE nodes_fts USING fts5(name, qualname, path, summary, tokenize="{FTS_TOKENIZER}");
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    name, qualname, path, summary, body, tokenize="{FTS_TOKENIZER}"
+);
 CREATE TABLE pending(content_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
 PRAGMA application_id = {APPLICATION_ID};
@@ -86,7 +90,7 @@ class NodeRow:
     content_hash: str
     source: str | None
     structure: StructuralContext
-    fts: tuple[str, str, str, str]  # pre-tokenised name, qualname, path, summary
+    fts: tuple[str, str, str, str, str]  # pre-tokenised name, qualname, path, summary, body
 
     def entry(self) -> IndexEntry:
         """The plan's view of this row."""
@@ -304,7 +308,8 @@ class IndexStore:
                 if key in embed or reset_vectors:
                     conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
                     conn.execute(
-                        "INSERT INTO nodes_fts(rowid, name, qualname, path, summary) VALUES (?, ?, ?, ?, ?)",
+                        "INSERT INTO nodes_fts(rowid, name, qualname, path, summary, body) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
                         (rowid, *row.fts),
                     )
                     if vectors is not None:
@@ -396,6 +401,19 @@ class IndexStore:
                     node_id=node_id,
                     structure=structure_from_json(structure),
                 )
+        return out
+
+    def describe(self, keys: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+        """(name, qualname, file) for each stored key given, in key order."""
+        wanted = sorted(set(keys))
+        out: dict[str, tuple[str, str, str]] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, name, qualname, file in self.conn.execute(
+                f"SELECT key, name, qualname, file FROM nodes WHERE key IN ({marks}) ORDER BY key", chunk
+            ):
+                out[key] = (name, qualname, file)
         return out
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Write queries/<corpus>.json: hand-written questions plus generated symbol and docstring queries.
+
+    python benchmarks/quality/make_queries.py
+
+- ``nl``: from nl_queries.py, written by hand (see there).
+- ``symbol``: 10 public functions/classes per corpus, evenly spaced in key
+  order among names of 5+ characters defined at most twice; the query is the
+  bare name, or ``Class.method`` for every other method. Targets: every
+  definition with that qualified-name suffix.
+- ``docstring``: 10 per Python corpus, evenly spaced among definitions whose
+  docstring's first sentence has 6+ words; the query is that sentence with
+  reST markup removed. The harness withholds these targets' docstrings from
+  the index it runs them against, so the query cannot simply match itself.
+
+Selection is deterministic, so re-running gives the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.quality.corpora import CORPORA, Corpus, cpg_path
+from benchmarks.quality.nl_queries import NL
+from greploom.core.cpg import CpgGraph, NodeKind
+from greploom.core.keys import NodeIdentity, node_identities
+from greploom.core.summary import docstring
+from greploom.shell.serde import load_cpg
+
+PER_KIND = 10
+OUT = Path(__file__).resolve().parent / "queries"
+
+
+def first_sentence(doc: str) -> str:
+    text = " ".join(doc.split("\n\n", 1)[0].split())
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    text = text.replace("``", "").replace("`", "").replace("*", "")
+    match = re.match(r"(.+?[.!?])(\s|$)", text)
+    return (match.group(1) if match else text).strip()
+
+
+def spaced(items: list[NodeIdentity], count: int) -> list[NodeIdentity]:
+    if len(items) <= count:
+        return items
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
+
+
+def generate(corpus: Corpus) -> list[dict[str, object]]:
+    graph = CpgGraph(load_cpg(cpg_path(corpus)))
+    idents = [i for i in node_identities(graph) if i.kind is not NodeKind.MODULE]
+    by_name: dict[str, list[NodeIdentity]] = {}
+    for ident in idents:
+        by_name.setdefault(ident.name, []).append(ident)
+    queries: list[dict[str, object]] = []
+    for n, (text, targets) in enumerate(NL[corpus.name], start=1):
+        queries.append({"id": f"{corpus.name}-nl-{n}", "kind": "nl", "query": text, "targets": targets})
+    public = sorted(
+        (i for i in idents if not i.name.startswith("_") and len(i.name) >= 5 and len(by_name[i.name]) <= 2),
+        key=lambda i: i.key,
+    )
+    for n, ident in enumerate(spaced(public, PER_KIND), start=1):
+        parts = ident.qualname.split(".")
+        method = ident.kind is NodeKind.FUNCTION and len(parts) >= 3 and parts[-2][:1].isupper()
+        text = ".".join(parts[-2:]) if method and n % 2 == 0 else ident.name
+        targets = sorted(
+            {i.qualname for i in idents if i.qualname == text or i.qualname.endswith("." + text)}
+        )
+        queries.append(
+            {"id": f"{corpus.name}-symbol-{n}", "kind": "symbol", "query": text, "targets": targets}
+        )
+    if corpus.language == "python":
+        documented = []
+        for ident in sorted(idents, key=lambda i: i.key):
+            node = graph.node(ident.node_id)
+            doc = docstring(graph, node) if node is not None else None
+            if doc and not ident.name.startswith("__") and len(first_sentence(doc).split()) >= 6:
+                documented.append((ident, first_sentence(doc)))
+        chosen = spaced([i for i, _ in documented], PER_KIND)
+        sentences = {i.key: s for i, s in documented}
+        for n, ident in enumerate(chosen, start=1):
+            queries.append(
+                {
+                    "id": f"{corpus.name}-docstring-{n}",
+                    "kind": "docstring",
+                    "query": sentences[ident.key],
+                    "targets": [ident.qualname],
+                    "withhold": [ident.key],
+                }
+            )
+    return queries
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    total = 0
+    for corpus in CORPORA:
+        queries = generate(corpus)
+        missing = [q["id"] for q in queries if not q["targets"]]
+        if missing:
+            raise SystemExit(f"queries without targets: {missing}")
+        (OUT / f"{corpus.name}.json").write_text(json.dumps(queries, indent=1) + "\n")
+        total += len(queries)
+        print(f"{corpus.name}: {len(queries)} queries")
+    print(f"total: {total}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

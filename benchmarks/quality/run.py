@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""The retrieval-quality harness: one command, a table per mode, a committed report.
+
+    python benchmarks/quality/run.py            # all corpora, all modes; writes REPORT.md
+    python benchmarks/quality/run.py --corpus requests --no-report
+
+For every corpus (corpora.py) the harness builds the CPG with treeloom,
+indexes it twice with the default local embedder (once as is, once with the
+docstring queries' target docstrings withheld), then answers every query of
+queries/<corpus>.json in each mode:
+
+  bm25        plain BM25 over code chunks (FTS5 defaults over qualname + source): the baseline
+  lexical     greploom's BM25 only (identifier-aware, porter-stemmed, weighted columns)
+  vector      all-MiniLM-L6-v2 cosine only
+  hybrid      RRF of both (k=60, 2 x top-k each)
+  signals     hybrid + code-aware ranking signals (greploom.core.ranking)
+  adaptive    signals + query-adaptive context (greploom.core.adaptive)
+
+Metrics: NDCG@10, recall@1/5/10, MRR (ranked list; adaptive ranks as
+signals), hit within budget (a target's block, with its source when the CPG
+has source, is in the packed context at 1k/2k/4k tokens; fixed modes pack
+top-5 hits expanded one hop with source), mean tokens per query and per hit
+at 2k, mean query latency (search + context at 2k, warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import apsw
+
+from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path
+from greploom.core.adaptive import CEILING, select
+from greploom.core.cpg import CpgGraph
+from greploom.core.expand import expand_hits
+from greploom.core.fusion import rrf_fuse
+from greploom.core.keys import node_identities
+from greploom.core.lexical import fts_match_expression
+from greploom.core.render import assemble_adaptive, assemble_context
+from greploom.core.summary import docstring_node
+from greploom.shell.config import GrepLoomConfig
+from greploom.shell.embed_local import LocalEmbedder
+from greploom.shell.indexing import run_index
+from greploom.shell.querying import CANDIDATES, ranked_search
+from greploom.shell.serde import load_cpg
+from greploom.shell.store import IndexStore, StoreGraph
+from greploom.shell.tokens import count_tokens
+
+HERE = Path(__file__).resolve().parent
+ALL_MODES = ("bm25", "lexical", "vector", "hybrid", "signals", "adaptive")
+BUDGETS = (1000, 2000, 4000)
+TOP_K = 5  # fixed-context modes pack this many hits
+DEPTH = 1
+SELECT_OPTIONS: dict[str, float] = {}  # --temperature / --mass, for calibration runs
+
+
+def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
+    """A copy of the corpus CPG without the docstring literals of the given keys."""
+    out = WORK / "cpg" / f"{corpus.name}-withheld.json"
+    source = cpg_path(corpus)
+    if out.exists() and out.stat().st_mtime >= source.stat().st_mtime:
+        return out
+    graph = CpgGraph(load_cpg(source))
+    drop = set()
+    strip: dict[str, str] = {}  # owner id -> docstring text to cut from its source_text
+    for ident in node_identities(graph):
+        node = graph.node(ident.node_id)
+        literal = docstring_node(graph, node) if ident.key in keys and node is not None else None
+        if literal is not None:
+            drop.add(literal.id)
+            raw_value = literal.attr("raw_value")
+            if isinstance(raw_value, str):
+                strip[ident.node_id] = raw_value
+    raw = json.loads(source.read_text())
+    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in drop]
+    for n in raw["nodes"]:
+        if n["id"] in strip and isinstance(n["attrs"].get("source_text"), str):
+            n["attrs"]["source_text"] = n["attrs"]["source_text"].replace(strip[n["id"]], "", 1)
+    raw["edges"] = [e for e in raw["edges"] if e["source"] not in drop and e["target"] not in drop]
+    out.write_text(json.dumps(raw))
+    return out
+
+
+def index(cpg: Path, name: str) -> Path:
+    db = WORK / "index" / f"{name}.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    run_index(cpg, GrepLoomConfig(db_path=db))
+    return db
+
+
+def ndcg(ranked: Sequence[bool], relevant: int, k: int = 10) -> float:
+    dcg = sum(1.0 / math.log2(i + 2) for i, hit in enumerate(ranked[:k]) if hit)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(relevant, k)))
+    return dcg / ideal if ideal else 0.0
+
+
+class Runner:
+    """Answers queries in every mode against one index."""
+
+    def __init__(self, db: Path, embedder: LocalEmbedder) -> None:
+        self.store = IndexStore.open_existing(db)
+        self.embedder = embedder
+        self.graph = StoreGraph(self.store)
+        self.qualnames = {k: q for k, (_, q, _) in self.store.describe(self._all_keys()).items()}
+        self.plain = self._plain_bm25()
+
+    def _plain_bm25(self) -> apsw.Connection:
+        """The baseline: FTS5's default tokenizer over each node's qualified name and code.
+
+        No identifier splitting, no stemming, no summary: BM25 over code chunks.
+        """
+        conn = apsw.Connection(":memory:")
+        conn.execute("CREATE VIRTUAL TABLE chunks USING fts5(key UNINDEXED, text)")
+        rows = self.store.conn.execute("SELECT key, qualname, coalesce(source, summary) FROM nodes")
+        conn.executemany(
+            "INSERT INTO chunks(key, text) VALUES (?, ?)", [(k, f"{q}\n{t}") for k, q, t in rows]
+        )
+        return conn
+
+    def _all_keys(self) -> list[str]:
+        return [k for (k,) in self.store.conn.execute("SELECT key FROM nodes")]
+
+    def ranked(self, mode: str, text: str) -> list[tuple[str, float]]:
+        if mode == "bm25":
+            words = re.findall(r"\w+", text)
+            if not words:
+                return []
+            match = " OR ".join('"' + w + '"' for w in words)
+            rows = self.plain.execute(
+                "SELECT key, bm25(chunks) FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT 10",
+                (match,),
+            )
+            return [(k, -s) for k, s in rows]
+        if mode == "lexical":
+            return self.store.search_lexical(fts_match_expression(text), 10)
+        if mode == "vector":
+            return [(k, 1 - d) for k, d in self.store.search_vector(self.embedder.embed_query(text), 10)]
+        if mode == "hybrid":
+            lex = [k for k, _ in self.store.search_lexical(fts_match_expression(text), 2 * TOP_K)]
+            vec = [k for k, _ in self.store.search_vector(self.embedder.embed_query(text), 2 * TOP_K)]
+            return [(f.key, f.score) for f in rrf_fuse([lex, vec])]
+        hits = ranked_search(self.store, text, CANDIDATES, self.embedder)
+        return [(h.key, h.score) for h in hits]
+
+    def context(self, mode: str, ranked: list[tuple[str, float]], budget: int) -> Any:
+        if mode == "adaptive":
+            selection = select([s for _, s in ranked[:CEILING]], **SELECT_OPTIONS)
+            kept = ranked[: selection.kept]
+            total = math.fsum(selection.weights[: selection.kept]) or 1.0
+            weights = {k: w / total for (k, _), w in zip(kept, selection.weights, strict=False)}
+            nodes = expand_hits([k for k, _ in kept], self.graph, DEPTH)
+            packing, _ = assemble_adaptive(nodes, weights, budget, count_tokens)
+            return packing, nodes
+        nodes = expand_hits([k for k, _ in ranked[:TOP_K]], self.graph, DEPTH)
+        return assemble_context(nodes, budget, count_tokens, include_source=True), nodes
+
+
+def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]:
+    targets = set(query["targets"])
+    start = time.perf_counter()
+    ranked = runner.ranked(mode, query["query"])
+    packing, nodes = runner.context(mode, ranked, 2000)
+    latency = time.perf_counter() - start
+    # A target counts once, at its best rank: several nodes may share a qualified
+    # name (overloads in .pyi stubs, redefinitions in branches).
+    seen: set[str] = set()
+    hits = []
+    for key, _ in ranked:
+        qualname = runner.qualnames.get(key, "")
+        if qualname in seen:
+            continue
+        seen.add(qualname)
+        hits.append(qualname in targets)
+        if len(hits) == 10:
+            break
+    first = next((i + 1 for i, h in enumerate(hits) if h), None)
+    found = min(len(targets), 10)
+    out: dict[str, Any] = {
+        "ndcg10": ndcg(hits, len(targets)),
+        "r1": sum(hits[:1]) / min(len(targets), 1),
+        "r5": sum(hits[:5]) / min(len(targets), 5),
+        "r10": sum(hits[:10]) / found,
+        "mrr": 1.0 / first if first else 0.0,
+        "tokens": packing.tokens_used,
+        "latency": latency,
+    }
+    by_key = {n.ref.key: n for n in nodes}
+    for budget in BUDGETS:
+        pack = packing if budget == 2000 else runner.context(mode, ranked, budget)[0]
+        out[f"hit{budget}"] = any(
+            runner.qualnames.get(p.block.key) in targets
+            and not p.cut
+            and (by_key[p.block.key].source is None or "```" in p.text)
+            for p in pack.blocks
+        )
+    return out
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    keys = ("ndcg10", "r1", "r5", "r10", "mrr", "hit1000", "hit2000", "hit4000", "tokens", "latency")
+    agg = {k: statistics.fmean(float(r[k]) for r in rows) for k in keys}
+    hits = sum(r["hit2000"] for r in rows)
+    agg["tokens_per_hit"] = sum(r["tokens"] for r in rows) / hits if hits else float("inf")
+    return agg
+
+
+def run(
+    corpora: Sequence[Corpus], modes: Sequence[str], log: Callable[[str], None]
+) -> dict[str, dict[str, dict[str, float]]]:
+    embedder = LocalEmbedder()
+    results: dict[str, dict[str, dict[str, float]]] = {m: {} for m in modes}
+    per_kind: dict[str, dict[str, list[dict[str, Any]]]] = {m: {} for m in modes}
+    for corpus in corpora:
+        queries = json.loads((HERE / "queries" / f"{corpus.name}.json").read_text())
+        withhold = {k for q in queries for k in q.get("withhold", [])}
+        main_db = index(cpg_path(corpus), corpus.name)
+        runners = {"main": Runner(main_db, embedder)}
+        if withhold:
+            runners["withheld"] = Runner(
+                index(withheld_cpg(corpus, withhold), f"{corpus.name}-withheld"), embedder
+            )
+        for mode in modes:
+            rows = []
+            for q in queries:
+                runner = runners["withheld" if q.get("withhold") else "main"]
+                row = evaluate(runner, mode, q)
+                rows.append(row)
+                per_kind[mode].setdefault(q["kind"], []).append(row)
+            results[mode][corpus.name] = summarise(rows)
+        log(f"{corpus.name}: {len(queries)} queries done")
+    for mode in modes:
+        everything = [r for rows in per_kind[mode].values() for r in rows]
+        results[mode]["(mean over corpora)"] = {
+            k: statistics.fmean(results[mode][c.name][k] for c in corpora)
+            for k in results[mode][corpora[0].name]
+        }
+        for kind, rows in per_kind[mode].items():
+            results[mode][f"[{kind} queries]"] = summarise(rows)
+        results[mode]["[all queries]"] = summarise(everything)
+    return results
+
+
+COLUMNS = (
+    ("NDCG@10", "ndcg10", "{:.3f}"),
+    ("R@1", "r1", "{:.2f}"),
+    ("R@5", "r5", "{:.2f}"),
+    ("R@10", "r10", "{:.2f}"),
+    ("MRR", "mrr", "{:.3f}"),
+    ("hit@1k", "hit1000", "{:.2f}"),
+    ("hit@2k", "hit2000", "{:.2f}"),
+    ("hit@4k", "hit4000", "{:.2f}"),
+    ("tokens", "tokens", "{:.0f}"),
+    ("tok/hit", "tokens_per_hit", "{:.0f}"),
+    ("ms", "latency", "{:.1f}"),
+)
+
+
+def table(mode: str, rows: dict[str, dict[str, float]]) -> str:
+    head = "| corpus | " + " | ".join(c[0] for c in COLUMNS) + " |"
+    lines = [f"### {mode}", "", head, "|" + "---|" * (len(COLUMNS) + 1)]
+    for name, agg in rows.items():
+        cells = [fmt.format(agg[key] * (1000 if key == "latency" else 1)) for _, key, fmt in COLUMNS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", action="append", help="only these corpora")
+    parser.add_argument("--no-report", action="store_true", help="print only, do not write REPORT.md")
+    parser.add_argument("--mode", action="append", choices=ALL_MODES, help="only these modes")
+    parser.add_argument("--temperature", type=float, help="adaptive selection temperature (calibration)")
+    parser.add_argument("--mass", type=float, help="adaptive selection mass (calibration)")
+    args = parser.parse_args()
+    if args.temperature:
+        SELECT_OPTIONS["temperature"] = args.temperature
+    if args.mass:
+        SELECT_OPTIONS["mass"] = args.mass
+    modes = tuple(args.mode or ALL_MODES)
+    corpora = [c for c in CORPORA if not args.corpus or c.name in args.corpus]
+    started = time.perf_counter()
+    results = run(corpora, modes, lambda line: print(line, file=sys.stderr, flush=True))
+    tables = "\n\n".join(table(mode, results[mode]) for mode in modes)
+    print(tables)
+    if not args.no_report:
+        (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+        template = (HERE / "REPORT.template.md").read_text()
+        report = template.replace("{{TABLES}}", tables).replace(
+            "{{RUNTIME}}", f"{time.perf_counter() - started:.0f} s"
+        )
+        (HERE / "REPORT.md").write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""Code-aware ranking: re-score fused search candidates with signals a plain BM25 misses.
+
+Input: candidates from the lexical and vector backends (their ranks), the
+query text. Output: every candidate, re-scored and re-ordered. Nothing is
+ever removed; signals only move candidates.
+
+    base      = w_lex / (k + lexical_rank) + w_vec / (k + vector_rank)
+                (w from the query type: symbol-like queries lean lexical)
+    x name    = 1 + NAME_BONUS * (share of query words in the name, qualname and path)
+    x defn    = DEFINITION_BOOST when the query names this definition
+                (its name, or a dotted suffix of its qualified name)
+    x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
+                generated and compatibility code, unless the query asks for it
+    x file    = 1 + FILE_COHERENCE * (other candidates from the same file, at most 4)
+
+then per-file saturation: past ``per_file`` results from one file, further
+ones from it move below every result from other files (kept, in order).
+
+Laws (tests/properties/test_ranking.py): the output is a permutation of the
+input; a definition boost never lowers the defining node's score; a better
+backend rank never lowers a score; penalties never remove a result; the
+order does not depend on the order candidates are given in; saturation
+leaves no file with more than ``per_file`` of the top results while another
+file still has results waiting.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from greploom.core.fusion import RRF_K
+from greploom.core.lexical import STOPWORDS, identifier_parts, identifier_tokens
+
+NAME_BONUS = 0.5  # a query word found in the name, qualname or path
+DEFINITION_BOOST = 2.0  # the query names this definition outright
+NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
+FILE_COHERENCE = 0.05  # per other candidate in the same file
+MAX_COHERENCE_PEERS = 4
+PER_FILE = 3  # results from one file before the others get their turn
+
+# (lexical weight, vector weight) by query type.
+SYMBOL_WEIGHTS = (1.0, 0.3)  # `Session.send`, `parse_url`: names are exact
+NATURAL_WEIGHTS = (1.0, 1.0)  # "where is the retry backoff computed"
+
+_SYMBOLISH = re.compile(r"^[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*(?:\(\))?$")
+_CATEGORIES: dict[str, re.Pattern[str]] = {
+    "test": re.compile(
+        r"(^|/)(tests?|testing|__tests__|spec|specs)(/|$)"
+        r"|(^|/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
+    ),
+    "example": re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)(/|$)"),
+    "vendored": re.compile(r"(^|/)(_?vendor(ed)?|third_party|extern(al)?|node_modules)(/|$)"),
+    "generated": re.compile(r"(^|/)[^/]*(_pb2|_generated|\.gen|\.min)\.\w+$|(^|/)generated(/|$)"),
+    "compat": re.compile(r"(^|/)(_?compat|six|py2|legacy)(\.\w+|/|$)"),
+}
+_ASKS_FOR: dict[str, frozenset[str]] = {
+    "test": frozenset({"test", "tests", "testing", "fixture", "fixtures", "pytest", "spec", "mock"}),
+    "example": frozenset({"example", "examples", "sample", "demo", "docs", "benchmark"}),
+    "vendored": frozenset({"vendor", "vendored", "third", "party"}),
+    "generated": frozenset({"generated", "pb2", "protobuf"}),
+    "compat": frozenset({"compat", "compatibility", "legacy", "py2", "six"}),
+}
+
+
+class QueryKind(str, enum.Enum):
+    """How a query reads: a symbol to look up, or a question in words."""
+
+    SYMBOL = "symbol"
+    NATURAL = "natural"
+
+
+@attrs.frozen
+class Candidate:
+    """A search candidate with its 1-based rank in each backend (0: absent)."""
+
+    key: str
+    name: str
+    qualname: str
+    file: str
+    lexical_rank: int = 0
+    vector_rank: int = 0
+
+
+@attrs.frozen
+class Ranked:
+    """A re-scored candidate and the factors that made its score."""
+
+    candidate: Candidate
+    score: float
+    signals: tuple[tuple[str, float], ...]
+
+
+def query_kind(text: str) -> QueryKind:
+    """Symbol-like: one token that looks like an identifier, dotted path or call."""
+    stripped = text.strip()
+    if _SYMBOLISH.match(stripped) and (
+        "_" in stripped
+        or "." in stripped
+        or "(" in stripped
+        or any(c.isupper() for c in stripped[1:])
+        or len(stripped.split()) == 1
+    ):
+        return QueryKind.SYMBOL
+    return QueryKind.NATURAL
+
+
+def backend_weights(kind: QueryKind) -> tuple[float, float]:
+    """(lexical, vector) weights for RRF by query type."""
+    return SYMBOL_WEIGHTS if kind is QueryKind.SYMBOL else NATURAL_WEIGHTS
+
+
+def path_category(file: str) -> str | None:
+    """Which kind of non-product code a path holds (test, example, ...), or None."""
+    lowered = file.lower()
+    for category, pattern in _CATEGORIES.items():
+        if pattern.search(lowered):
+            return category
+    return None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(t for t in identifier_tokens(text) if t not in STOPWORDS)
+
+
+def _identifier_like(word: str) -> bool:
+    return bool(re.search(r"[_.:#(]|[a-z][A-Z]", word))
+
+
+def names_definition(query: str, candidate: Candidate) -> bool:
+    """Whether the query names this definition: its name or a dotted suffix of its qualname.
+
+    In a symbol query any word counts; in a question only words written like
+    identifiers (``parse_url``, ``Session.send``, ``getValue``): "session" in
+    "where are redirects followed for a session" names no definition.
+    """
+    words = re.findall(r"[\w$.:#()]+", query)
+    if query_kind(query) is QueryKind.NATURAL:
+        words = [w for w in words if _identifier_like(w)]
+    wanted = {w.lower().rstrip("()") for w in words}
+    if not wanted:
+        return False
+    qual = candidate.qualname.lower()
+    for word in wanted:
+        dotted = word.replace("::", ".").replace("#", ".").strip(".")
+        if not dotted:
+            continue
+        if dotted == candidate.name.lower() or qual == dotted or qual.endswith("." + dotted):
+            return True
+    return False
+
+
+def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranked:
+    """The score of one candidate before file-level signals."""
+    kind = query_kind(query)
+    w_lex, w_vec = backend_weights(kind)
+    base = 0.0
+    if candidate.lexical_rank > 0:
+        base += w_lex / (k + candidate.lexical_rank)
+    if candidate.vector_rank > 0:
+        base += w_vec / (k + candidate.vector_rank)
+    words = _words(query)
+    signals: list[tuple[str, float]] = [("base", base)]
+    score = base
+    if words and kind is QueryKind.SYMBOL:
+        haystack = (
+            frozenset(identifier_parts(candidate.qualname))
+            | frozenset(identifier_tokens(candidate.qualname))
+            | frozenset(identifier_tokens(candidate.file.replace("/", " ")))
+        )
+        share = len(words & haystack) / len(words)
+        factor = 1.0 + NAME_BONUS * share
+        score *= factor
+        signals.append(("name", factor))
+    if kind is QueryKind.SYMBOL and names_definition(query, candidate):
+        score *= DEFINITION_BOOST
+        signals.append(("definition", DEFINITION_BOOST))
+    category = path_category(candidate.file)
+    if category is not None and not (words & _ASKS_FOR[category]):
+        score *= NON_PRODUCT_PENALTY
+        signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
+    return Ranked(candidate, score, tuple(signals))
+
+
+def rank_candidates(
+    query: str,
+    candidates: Iterable[Candidate],
+    *,
+    k: float = RRF_K,
+    per_file: int = PER_FILE,
+) -> tuple[Ranked, ...]:
+    """Every candidate, re-scored with all signals, best first, files saturated."""
+    unique = {c.key: c for c in sorted(candidates, key=lambda c: c.key)}
+    scored = [score_candidate(query, c, k) for c in unique.values()]
+    per_file_count: dict[str, int] = {}
+    for r in scored:
+        per_file_count[r.candidate.file] = per_file_count.get(r.candidate.file, 0) + 1
+    coherent = []
+    symbol = query_kind(query) is QueryKind.SYMBOL
+    for r in scored:
+        peers = min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS) if symbol else 0
+        factor = 1.0 + FILE_COHERENCE * peers
+        coherent.append(Ranked(r.candidate, r.score * factor, (*r.signals, ("file", factor))))
+    coherent.sort(key=lambda r: (-r.score, r.candidate.key))
+    return saturate(coherent, per_file)
+
+
+def saturate(ranked: Sequence[Ranked], per_file: int = PER_FILE) -> tuple[Ranked, ...]:
+    """Demote the results past ``per_file`` from one file below the rest (order kept within)."""
+    if per_file <= 0:
+        return tuple(ranked)
+    seen: dict[str, int] = {}
+    first: list[Ranked] = []
+    later: list[Ranked] = []
+    for r in ranked:
+        count = seen.get(r.candidate.file, 0)
+        seen[r.candidate.file] = count + 1
+        (first if count < per_file else later).append(r)
+    return (*first, *later)
