@@ -52,7 +52,7 @@ from greploom.core.summary import docstring_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import LocalEmbedder
 from greploom.shell.indexing import run_index
-from greploom.shell.querying import CANDIDATES, ranked_search
+from greploom.shell.search import CANDIDATES, ranked_search
 from greploom.shell.serde import load_cpg
 from greploom.shell.store import IndexStore, StoreGraph
 from greploom.shell.tokens import count_tokens

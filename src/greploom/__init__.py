@@ -38,8 +38,9 @@ _EXPORTS = {
     "IndexResult": "greploom.shell.indexing",
     "IndexStore": "greploom.shell.store",
     # search, expansion, packing
-    "hybrid_search": "greploom.shell.querying",
-    "SearchHit": "greploom.shell.querying",
+    "hybrid_search": "greploom.shell.search",
+    "ranked_search": "greploom.shell.search",
+    "SearchHit": "greploom.shell.search",
     "run_query": "greploom.shell.querying",
     "QueryEngine": "greploom.shell.querying",
     "QueryAnswer": "greploom.shell.querying",
@@ -86,6 +87,7 @@ __all__ = [
     "hybrid_search",
     "load_cpg",
     "make_embedder",
+    "ranked_search",
     "run_index",
     "run_query",
     "summarize_node",
@@ -116,7 +118,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from greploom.shell.embedders import make_embedder
     from greploom.shell.indexing import IndexResult, run_index
     from greploom.shell.ports import Embedder as EmbeddingClient
-    from greploom.shell.querying import QueryAnswer, QueryEngine, SearchHit, hybrid_search, run_query
+    from greploom.shell.querying import QueryAnswer, QueryEngine, run_query
+    from greploom.shell.search import SearchHit, hybrid_search, ranked_search
     from greploom.shell.serde import load_cpg
     from greploom.shell.store import IndexStore
     from greploom.shell.tokens import count_tokens

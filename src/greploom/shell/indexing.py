@@ -13,14 +13,9 @@ run. An OS file lock next to the index keeps two runs from interleaving.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import hashlib
-import subprocess
-import sys
 import time
-from collections.abc import Iterator, Mapping
-from importlib.util import find_spec
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
@@ -28,17 +23,21 @@ import attrs
 import greploom
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
-from greploom.core.errors import CpgError, EmbedderError, GreploomError, StoreError
+from greploom.core.errors import CpgError, EmbedderError, StoreError
 from greploom.core.hashing import content_hash
 from greploom.core.keys import node_identities
 from greploom.core.lexical import code_tokens, identifier_tokens
 from greploom.core.plan import plan_reindex
 from greploom.core.summary import Tier, docstring_node, summarize_node
+from greploom.shell.assets import sha256_of
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import make_embedder
+from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
+from greploom.shell.schema import SCHEMA_VERSION, NodeRow
 from greploom.shell.serde import load_cpg
-from greploom.shell.store import SCHEMA_VERSION, IndexStore, NodeRow
+from greploom.shell.store import IndexStore
+from greploom.shell.treeloom import build_cpg_with_treeloom
 
 EMBED_BATCH = 256  # texts per committed batch: bounds the work a killed run loses
 
@@ -66,58 +65,6 @@ class IndexResult:
             f"{self.repointed} re-pointed, {self.deleted} deleted, {self.failed} failed "
             f"in {self.seconds:.1f}s ({self.embedder}) -> {self.db_path}"
         )
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file, streamed."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def build_cpg_with_treeloom(source_dir: Path, out: Path) -> Path:
-    """Run ``treeloom build --include-source`` on a source directory."""
-    if find_spec("treeloom") is None:
-        raise GreploomError(
-            "treeloom is not installed, so a source directory cannot be indexed; "
-            "run `pip install 'greploom[treeloom]'` or pass a CPG JSON file"
-        )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    runner = "import sys; from treeloom.cli.main import main; sys.exit(main())"
-    cmd = [sys.executable, "-c", runner, "build", str(source_dir), "-o", str(out), "--quiet"]
-    done = subprocess.run([*cmd, "--include-source"], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise CpgError(
-            f"treeloom could not build a CPG of {source_dir}: {lines[-1] if lines else 'no output'}"
-        )
-    return out
-
-
-@contextlib.contextmanager
-def index_lock(db_path: Path) -> Iterator[None]:
-    """An exclusive, non-blocking lock beside the index; released when the process dies."""
-    lock_path = db_path.with_name(db_path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_path.open("a+") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: SQLite's own locking still applies
-            yield
-            return
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise StoreError(
-                f"the index {db_path} is busy: another `greploom index` run is writing it; "
-                "wait for it to finish"
-            ) from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
@@ -217,7 +164,7 @@ def run_index(
             cpg_path = build_cpg_with_treeloom(source, db_path.with_name(db_path.stem + ".cpg.json"))
         else:
             cpg_path = source
-        digest = file_digest(cpg_path)
+        digest = sha256_of(cpg_path)
         unchanged = _unchanged_run(db_path, config, digest, force=force)
         if unchanged is not None:
             return attrs.evolve(unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started)

@@ -30,33 +30,19 @@ from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
-from greploom.core.fusion import rrf_fuse
 from greploom.core.keys import node_identities
-from greploom.core.lexical import fts_match_expression, query_tokens
-from greploom.core.ranking import Candidate, QueryKind, query_kind, rank_candidates
+from greploom.core.lexical import query_tokens
 from greploom.core.render import assemble_adaptive, assemble_context, render_json
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.indexing import recorded_identity
 from greploom.shell.ports import Embedder, TokenCounter
+from greploom.shell.schema import SCHEMA_VERSION
+from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
 from greploom.shell.serde import load_cpg
-from greploom.shell.store import SCHEMA_VERSION, IndexStore, StoreGraph
+from greploom.shell.store import IndexStore, StoreGraph
 from greploom.shell.tokens import count_tokens
-
-FETCH_FACTOR = 2  # plain ranking: each backend fetches 2 x top-k candidates before fusion
-CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top-k or selection
-NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
-
-
-@attrs.frozen
-class SearchHit:
-    """One fused search result: key, RRF score and the rank in each backend (0: absent)."""
-
-    key: str
-    score: float
-    lexical_rank: int
-    vector_rank: int
 
 
 @attrs.frozen
@@ -358,53 +344,6 @@ def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
     """Header, then the packed blocks (or the note saying why there are none)."""
     body = packing.text or str(meta.get("note", ""))
     return header_line(meta) + "\n\n" + body + "\n"
-
-
-def hybrid_search(
-    store: IndexStore, text: str, top_k: int = 5, embedder: Embedder | None = None
-) -> list[SearchHit]:
-    """BM25 and (with an embedder) vector search, 2 x top-k each, fused by RRF to top-k.
-
-    Raises :class:`EmbedderError` when the embedder fails; without one the
-    search is lexical only.
-    """
-    limit = top_k * FETCH_FACTOR
-    lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
-    lists = [lexical]
-    if embedder is not None:
-        lists.append([k for k, _ in store.search_vector(embedder.embed_query(text), limit)])
-    return [
-        SearchHit(f.key, f.score, f.ranks[0], f.ranks[1] if len(f.ranks) > 1 else 0)
-        for f in rrf_fuse(lists)[:top_k]
-    ]
-
-
-def ranked_search(
-    store: IndexStore, text: str, limit: int = CANDIDATES, embedder: Embedder | None = None
-) -> list[SearchHit]:
-    """Candidates from both backends (``limit`` each), re-ranked with code-aware signals.
-
-    Every candidate is returned, best first; the caller takes top-k or lets
-    the score distribution decide. Raises :class:`EmbedderError` when the
-    embedder fails.
-    """
-    if query_kind(text) is QueryKind.NATURAL:
-        # Measured on the quality harness: a question fused over 10 candidates per
-        # backend ranks better than over 30 (the tails add noise, not answers).
-        limit = min(limit, NATURAL_CANDIDATES)
-    lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
-    vector = [k for k, _ in store.search_vector(embedder.embed_query(text), limit)] if embedder else []
-    lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
-    vec_rank = {k: i for i, k in enumerate(vector, start=1)}
-    described = store.describe(set(lexical) | set(vector))
-    candidates = [
-        Candidate(key, name, qualname, file, lex_rank.get(key, 0), vec_rank.get(key, 0))
-        for key, (name, qualname, file) in described.items()
-    ]
-    return [
-        SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
-        for r in rank_candidates(text, candidates)
-    ]
 
 
 def cpg_graph(cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:

@@ -1,0 +1,33 @@
+"""One writer per index: an OS file lock beside the index file."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from greploom.core.errors import StoreError
+
+
+@contextlib.contextmanager
+def index_lock(db_path: Path) -> Iterator[None]:
+    """An exclusive, non-blocking lock beside the index; released when the process dies."""
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a+") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: SQLite's own locking still applies
+            yield
+            return
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise StoreError(
+                f"the index {db_path} is busy: another `greploom index` run is writing it; "
+                "wait for it to finish"
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,83 @@
+"""The index file's schema (version 1) and the row the index keeps per node.
+
+Schema (version 1; ``PRAGMA user_version``; ``application_id`` marks the file
+as greploom's). Hard to change later, so the reasons are written here:
+
+- ``nodes``: one row per function/class/module, keyed by the stable key
+  (UNIQUE) with an INTEGER rowid that survives updates, so the FTS5 and
+  vec0 rows that share the rowid never need renumbering. The resolved graph
+  around the node (``structure``, JSON of :class:`StructuralContext`) lives
+  in the row: a query reads a handful of rows and never the CPG.
+- ``nodes_fts``: FTS5 over pre-tokenised name, qualified name, path, summary
+  and body (identifier parts from :mod:`greploom.core.lexical`; the body is
+  the source without its docstring, keywords dropped), porter-stemmed, each
+  column weighted for bm25.
+- ``vectors``: vec0 with cosine distance; its width comes from the embedder
+  and is recorded in ``meta``; absent for a lexical-only index.
+- ``pending``: vectors an index run has computed but not yet switched in,
+  keyed by content hash, committed batch by batch: a killed run loses no
+  embedding work and never touches what queries read.
+- ``meta``: key/value text (versions, embedder identity, tier, CPG, times).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from greploom.core.expand import StructuralContext
+from greploom.core.plan import IndexEntry
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x67726C6D  # "grlm": tells a greploom index from any other SQLite file
+FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
+# bm25 column weights: a hit on the name matters most, the body least.
+FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0, 0.5)
+
+SCHEMA = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nodes(
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    node_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER,
+    summary TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    source TEXT,
+    structure TEXT NOT NULL
+);
+CREATE INDEX nodes_by_node_id ON nodes(node_id);
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    name, qualname, path, summary, body, tokenize="{FTS_TOKENIZER}"
+);
+CREATE TABLE pending(content_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+PRAGMA user_version = {SCHEMA_VERSION};
+PRAGMA application_id = {APPLICATION_ID};
+"""
+
+
+@attrs.frozen
+class NodeRow:
+    """Everything stored for one indexable node."""
+
+    key: str
+    node_id: str
+    kind: str
+    name: str
+    qualname: str
+    file: str
+    line: int
+    end_line: int | None
+    summary: str
+    content_hash: str
+    source: str | None
+    structure: StructuralContext
+    fts: tuple[str, str, str, str, str]  # pre-tokenised name, qualname, path, summary, body
+
+    def entry(self) -> IndexEntry:
+        """The plan's view of this row."""
+        return IndexEntry(self.key, self.content_hash, self.node_id, self.file, self.line, self.end_line)
