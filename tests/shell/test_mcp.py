@@ -245,3 +245,32 @@ def test_public_bind_needs_a_token(workdir: Path) -> None:
             os.environ["GREPLOOM_API_TOKEN"] = env_token
     assert run.code == 2
     assert "refusing to serve on 0.0.0.0 without authentication" in run.err
+
+
+def test_rebuilt_index_is_picked_up_and_writers_do_not_collide(workdir: Path) -> None:
+    """A re-index under a running server shows on the next call; two writers never corrupt an index."""
+    db = workdir / "swap.db"
+    assert cli("index", workdir / "pyshop.json", "--db", db).code == 0
+
+    async def go() -> None:
+        async with stdio(workdir) as client:
+            before = await client.call_tool("search_code", {"query": "cart", "db_path": "swap.db"})
+            assert before.structured_content["metadata"]["search_mode"] == "hybrid"
+            rebuilt = cli("index", workdir / "pyshop.json", "--db", db, "--provider", "none", "--force")
+            assert rebuilt.code == 0, rebuilt.err
+            after = await client.call_tool("search_code", {"query": "cart", "db_path": "swap.db"})
+            assert after.structured_content["metadata"]["search_mode"] == "lexical-only"
+            calls = [
+                client.call_tool("index_code", {"path": "pyshop.json", "db_path": "swap.db", "force": True})
+                for _ in range(2)
+            ]
+            outcomes = await asyncio.gather(*calls, return_exceptions=True)
+            assert any(not isinstance(o, BaseException) for o in outcomes)
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    assert isinstance(outcome, ToolError) and "busy" in str(outcome)
+            final = await client.call_tool("search_code", {"query": "apply discount", "db_path": "swap.db"})
+            assert final.structured_content["results"][0]["key"] == "function:shop/pricing.py:apply_discount"
+
+    asyncio.run(go())
+    assert cli("status", "--db", db, "--format", "json").json()["nodes"] == 19
