@@ -8,6 +8,7 @@ decisions out. The laws of every module are written as hypothesis properties
 in ``tests/properties/``, one module per concept.
 """
 
+from greploom.core.adaptive import Detail, Selection, plan_detail, select
 from greploom.core.budget import ContextBlock, ContextResult, Packing, pack_blocks
 from greploom.core.context import resolve_contexts
 from greploom.core.cpg import (
@@ -33,12 +34,14 @@ from greploom.core.hashing import content_hash
 from greploom.core.keys import INDEXABLE_KINDS, NodeIdentity, node_identities
 from greploom.core.lexical import fts_match_expression, identifier_tokens, query_tokens
 from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
+from greploom.core.ranking import Candidate, QueryKind, Ranked, query_kind, rank_candidates
 from greploom.core.render import assemble_context, render_block, render_json
 from greploom.core.summary import Summary, Tier, summarize_node
 
 __all__ = [
     "INDEXABLE_KINDS",
     "RRF_K",
+    "Candidate",
     "ContextBlock",
     "ContextResult",
     "CpgData",
@@ -47,6 +50,7 @@ __all__ = [
     "CpgGraph",
     "CpgNode",
     "CurrentEntry",
+    "Detail",
     "EdgeKind",
     "ExpandedNode",
     "FusedItem",
@@ -56,8 +60,11 @@ __all__ = [
     "NodeKind",
     "NodeRef",
     "Packing",
+    "QueryKind",
+    "Ranked",
     "ReindexPlan",
     "Relationship",
+    "Selection",
     "SourceLocation",
     "StoredEntry",
     "StructuralContext",
@@ -70,11 +77,15 @@ __all__ = [
     "identifier_tokens",
     "node_identities",
     "pack_blocks",
+    "plan_detail",
     "plan_reindex",
+    "query_kind",
     "query_tokens",
+    "rank_candidates",
     "render_block",
     "render_json",
     "resolve_contexts",
     "rrf_fuse",
+    "select",
     "summarize_node",
 ]
