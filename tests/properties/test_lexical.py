@@ -19,8 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.lexical import fts_match_expression, identifier_parts, identifier_tokens
-
-FTS_TOKENIZER = "porter unicode61 tokenchars '_'"  # the store's setting
+from greploom.shell.schema import FTS_TOKENIZER
 
 word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6)
 snake = st.lists(word, min_size=1, max_size=3).map("_".join)
