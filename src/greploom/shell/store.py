@@ -186,9 +186,7 @@ class IndexStore:
         """Vectors a previous, unfinished run already computed, by content hash."""
         out: dict[str, list[float]] = {}
         wanted = list(dict.fromkeys(hashes))
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(wanted):
             for h, blob in self.conn.execute(
                 f"SELECT content_hash, vector FROM pending WHERE content_hash IN ({marks})", chunk
             ):
@@ -305,9 +303,7 @@ class IndexStore:
         """Stored contexts for the given keys (missing keys are absent)."""
         wanted = list(dict.fromkeys(keys))
         out: dict[str, NodeContext] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(wanted):
             for row in self.conn.execute(
                 "SELECT key, node_id, kind, name, qualname, file, line, end_line, summary, source, "
                 f"structure FROM nodes WHERE key IN ({marks})",
@@ -341,9 +337,7 @@ class IndexStore:
         """(name, qualname, file) for each stored key given, in key order."""
         wanted = sorted(set(keys))
         out: dict[str, tuple[str, str, str]] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(wanted):
             for key, name, qualname, file in self.conn.execute(
                 f"SELECT key, name, qualname, file FROM nodes WHERE key IN ({marks}) ORDER BY key", chunk
             ):
@@ -395,3 +389,13 @@ def _floats(blob: bytes) -> list[float]:
     import struct
 
     return list(struct.unpack(f"{len(blob) // 4}f", blob))
+
+
+IN_CHUNK = 500  # keys per `IN (...)` list: far below SQLite's bound-parameter limit
+
+
+def _in_chunks(keys: Sequence[str]) -> Iterator[tuple[Sequence[str], str]]:
+    """Slices of ``keys`` with the matching ``?, ?, ...`` placeholder list."""
+    for start in range(0, len(keys), IN_CHUNK):
+        chunk = keys[start : start + IN_CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
