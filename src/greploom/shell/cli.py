@@ -28,11 +28,17 @@ import greploom
 from greploom.core.errors import GreploomError, UsageError
 from greploom.shell.config import GrepLoomConfig
 
-EXIT_CODES = __doc__.split("Exit codes", 1)[1].split("\n", 1)[1] if __doc__ else ""
+EXIT_CODES = [
+    line.strip().split(None, 1)
+    for line in (__doc__ or "").split("Exit codes", 1)[1].splitlines()
+    if line.strip()[:1].isdigit()
+]
 
 app = App(
     name="greploom",
-    help="The right code for a question, in few tokens, offline.\n\nExit codes:\n" + EXIT_CODES,
+    help="The right code for a question, in few tokens, offline.\n\nExit codes:\n\n"
+    + "\n".join(f"- **{code}**: {meaning}" for code, meaning in EXIT_CODES),
+    help_format="markdown",
     version=greploom.__version__,
     result_action="return_value",
 )
@@ -115,7 +121,7 @@ def query(
     top_k: int | None = None,
     depth: int | None = None,
     format: Literal["context", "json"] = "context",
-    node: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
+    node: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
     include_source: bool = False,
     ranking: Literal["signals", "plain"] | None = None,
     context: Literal["fixed", "adaptive"] | None = None,
@@ -217,8 +223,8 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8901,
     transport: Literal["streamable-http", "stdio"] = "streamable-http",
-    root: Annotated[list[Path] | None, Parameter(consume_multiple=True)] = None,
-    allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True)] = None,
+    root: Annotated[list[Path] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
+    allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
 ) -> int:
     """Run the MCP server (tools: search_code, get_node_context, index_code).
 

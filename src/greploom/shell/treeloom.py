@@ -15,7 +15,7 @@ def build_cpg_with_treeloom(source_dir: Path, out: Path) -> Path:
     if find_spec("treeloom") is None:
         raise GreploomError(
             "treeloom is not installed, so a source directory cannot be indexed; "
-            "run `pip install 'greploom[treeloom]'` or pass a CPG JSON file"
+            "run `pip install 'treeloom[languages]'` (greploom's `treeloom` extra) or pass a CPG JSON file"
         )
     out.parent.mkdir(parents=True, exist_ok=True)
     runner = "import sys; from treeloom.cli.main import main; sys.exit(main())"
