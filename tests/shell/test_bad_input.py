@@ -171,3 +171,17 @@ def test_copy_of_index_still_answers(db: Path, tmp_path: Path) -> None:
     cpg = Path(cli("status", "--db", db, "--format", "json").json()["cpg"])
     assert cpg.exists()
     assert cli("query", "backoff", "--db", copy).code == 0
+
+
+def test_source_directory_without_treeloom(
+    db: Path, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexing a directory without treeloom installed says how to get it, and changes nothing."""
+    from greploom.shell import treeloom
+
+    monkeypatch.setattr(treeloom, "find_spec", lambda name: None)
+    run = cli("index", sample_dir / "pyshop", "--db", db, "--provider", "none")
+    assert run.code == 1
+    _one_line(run.err)
+    assert "treeloom is not installed" in run.err and "pip install 'treeloom[languages]'" in run.err
+    _intact(db)
