@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -82,7 +82,7 @@ class LocalEmbedder:
             self._tokenizer = tokenizer
             self._session = session
 
-    def _run(self, encodings: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.float32]]:
+    def _run(self, encodings: Sequence[Any]) -> list[list[float]]:
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -96,10 +96,9 @@ class LocalEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        result: np.ndarray[Any, np.dtype[np.float32]] = (pooled / np.clip(norms, 1e-12, None)).astype(
-            np.float32
-        )
-        return result
+        unit = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        # numpy's stubs type tolist() differently across releases; the value is rows of floats.
+        return cast("list[list[float]]", unit.tolist())
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors for ``texts`` in their order; batches are formed by length."""
@@ -118,7 +117,7 @@ class LocalEmbedder:
             if last or full:
                 vectors = self._run([encodings[j] for j in chunk])
                 for j, vec in zip(chunk, vectors, strict=True):
-                    out[j] = vec.tolist()
+                    out[j] = vec
                 chunk = []
         if self._identity.dimension == 0:
             self._identity = EmbedderIdentity("local", self._identity.model, len(out[0]))
