@@ -106,13 +106,21 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send(200, json.dumps(body).encode())
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gave up (a timeout test) is expected, not an error worth a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 @contextmanager
 def embedding_server(faults: Faults | None = None) -> Iterator[tuple[str, Faults]]:
     """Run the server on a free loopback port for the duration of a ``with`` block."""
     f = faults or Faults()
     handler = type("Handler", (_Handler,), {"faults": f, "lock": threading.Lock()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
