@@ -28,6 +28,7 @@ from greploom.core.cpg import (
 )
 from greploom.core.errors import CpgError
 from greploom.core.expand import StructuralContext
+from greploom.shell.cpg_stream import stream_cpg
 
 _NODE_KINDS = frozenset(k.value for k in NodeKind)
 _EDGE_KINDS = frozenset(k.value for k in EdgeKind)
@@ -189,8 +190,8 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def read_json(path: Path, opener: Callable[[Path], bytes] | None = None) -> Any:
-    """Read and decode a JSON file, with one-line errors for every way it fails."""
+def read_text(path: Path, opener: Callable[[Path], bytes] | None = None) -> str:
+    """A CPG file's text, with one-line errors for every way reading it fails."""
     try:
         data = opener(path) if opener else path.read_bytes()
     except FileNotFoundError as exc:
@@ -202,14 +203,32 @@ def read_json(path: Path, opener: Callable[[Path], bytes] | None = None) -> Any:
     if not data.strip():
         raise CpgError(f"{path} is empty, not a CPG JSON file")
     try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CpgError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """Decoded JSON, or a one-line error naming the file."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
         raise CpgError(f"{path} is not valid JSON: {exc}") from exc
 
 
 def load_cpg(path: str | Path, edge_kinds: frozenset[EdgeKind] | None = None) -> CpgData:
-    """Read a treeloom CPG JSON file into :class:`CpgData` (optionally only some edge kinds)."""
-    return cpg_from_json(read_json(Path(path)), edge_kinds=edge_kinds)
+    """Read a treeloom CPG JSON file into :class:`CpgData` (optionally only some edge kinds).
+
+    Well-formed treeloom output is streamed item by item (see
+    :mod:`greploom.shell.cpg_stream`); anything else is decoded whole and
+    structured strictly, so its errors name the JSON path.
+    """
+    file = Path(path)
+    text = read_text(file)
+    streamed = stream_cpg(text, _fast_node, _fast_edge, edge_kinds)
+    if streamed is not None:
+        return streamed
+    return cpg_from_json(parse_json(file, text), edge_kinds=edge_kinds)
 
 
 def structure_to_json(structure: StructuralContext) -> str:
