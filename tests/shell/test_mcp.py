@@ -9,7 +9,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,22 @@ def http_server(workdir: Path, token: str | None = None) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+@pytest.fixture(scope="module")
+def http_url(workdir: Path) -> Iterator[str]:
+    """One streamable-HTTP server for the module's transport-parametrised tests."""
+    with http_server(workdir) as url:
+        yield url
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request: pytest.FixtureRequest, workdir: Path) -> Callable[[], Client[Any]]:
+    """A factory of connected-on-enter clients, over stdio or over streamable HTTP."""
+    if request.param == "stdio":
+        return lambda: stdio(workdir)
+    url = request.getfixturevalue("http_url")
+    return lambda: Client(StreamableHttpTransport(url))
+
+
 def _normalise(text: str) -> str:
     return re.sub(r"index age: \w+", "index age: _", text)
 
@@ -86,11 +102,11 @@ def _normalise_envelope(envelope: dict[str, Any]) -> dict[str, Any]:
     return {"metadata": meta, "results": envelope["results"]}
 
 
-def test_tools_are_listed_with_schemas(workdir: Path) -> None:
+def test_tools_are_listed_with_schemas(workdir: Path, connect: Callable[[], Client[Any]]) -> None:
     """Three tools, typed and bounded parameters, read-only hints where they apply."""
 
     async def go() -> None:
-        async with stdio(workdir) as client:
+        async with connect() as client:
             tools = {t.name: t for t in await client.list_tools()}
             assert set(tools) == {"search_code", "get_node_context", "index_code"}
             search = tools["search_code"].input_schema
@@ -105,11 +121,11 @@ def test_tools_are_listed_with_schemas(workdir: Path) -> None:
     asyncio.run(go())
 
 
-def test_search_and_node_context_over_stdio(workdir: Path) -> None:
+def test_search_and_node_context(workdir: Path, connect: Callable[[], Client[Any]]) -> None:
     """search_code finds the function; get_node_context shows it with its graph."""
 
     async def go() -> None:
-        async with stdio(workdir) as client:
+        async with connect() as client:
             found = await client.call_tool("search_code", {"query": "where is the retry backoff computed"})
             text = found.content[0].text
             assert text.startswith("# greploom: hybrid search | ")
@@ -125,11 +141,11 @@ def test_search_and_node_context_over_stdio(workdir: Path) -> None:
     asyncio.run(go())
 
 
-def test_per_call_budget_changes_the_answer(workdir: Path) -> None:
+def test_per_call_budget_changes_the_answer(workdir: Path, connect: Callable[[], Client[Any]]) -> None:
     """The budget argument is honoured call by call."""
 
     async def go() -> None:
-        async with stdio(workdir) as client:
+        async with connect() as client:
             small = await client.call_tool("search_code", {"query": "cart total", "budget": 150})
             large = await client.call_tool("search_code", {"query": "cart total", "budget": 3000})
             assert small.structured_content["metadata"]["tokens_used"] <= 150
@@ -139,17 +155,17 @@ def test_per_call_budget_changes_the_answer(workdir: Path) -> None:
     asyncio.run(go())
 
 
-def test_errors_are_tool_errors(workdir: Path, tmp_path: Path) -> None:
+def test_errors_are_tool_errors(workdir: Path, tmp_path: Path, connect: Callable[[], Client[Any]]) -> None:
     """Out-of-root paths, missing indexes and unknown nodes raise ToolError, never a normal result."""
 
     async def go() -> None:
-        async with stdio(workdir) as client:
+        async with connect() as client:
             with pytest.raises(ToolError, match="outside the allowed roots"):
                 await client.call_tool("search_code", {"query": "x", "db_path": "/etc/passwd"})
             with pytest.raises(ToolError, match="outside the allowed roots"):
                 await client.call_tool("search_code", {"query": "x", "db_path": "../../../etc/x.db"})
             link = workdir / "escape.db"
-            if not link.exists():
+            if not link.is_symlink():
                 link.symlink_to(tmp_path / "elsewhere.db")
             with pytest.raises(ToolError, match="outside the allowed roots"):
                 await client.call_tool("search_code", {"query": "x", "db_path": str(link)})
@@ -163,11 +179,11 @@ def test_errors_are_tool_errors(workdir: Path, tmp_path: Path) -> None:
     asyncio.run(go())
 
 
-def test_index_then_search_and_concurrency(workdir: Path) -> None:
+def test_index_then_search_and_concurrency(workdir: Path, connect: Callable[[], Client[Any]]) -> None:
     """index_code builds a new index while searches on the old one keep answering."""
 
     async def go() -> None:
-        async with stdio(workdir) as client:
+        async with connect() as client:
             calls = [client.call_tool("index_code", {"path": "pyshop.json", "db_path": "fresh.db"})]
             calls += [client.call_tool("search_code", {"query": f"cart {i}"}) for i in range(4)]
             results = await asyncio.gather(*calls)
