@@ -10,8 +10,8 @@ as greploom's). Hard to change later, so the reasons are written here:
   in the row: a query reads a handful of rows and never the CPG.
 - ``nodes_fts``: FTS5 over pre-tokenised name, qualified name, path, summary
   and body (identifier parts from :mod:`greploom.core.lexical`; the body is
-  the source without its docstring, keywords dropped), porter-stemmed, each
-  column weighted for bm25.
+  the whole source, keywords dropped), porter-stemmed, each column weighted
+  for bm25.
 - ``vectors``: vec0 with cosine distance; its width comes from the embedder
   and is recorded in ``meta``; absent for a lexical-only index.
 - ``pending``: vectors an index run has computed but not yet switched in,
