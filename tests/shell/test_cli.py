@@ -189,3 +189,32 @@ def test_adaptive_context_and_plain_ranking(indexed: Path) -> None:
     assert plain["metadata"]["ranking"] == "plain" and plain["results"]
     signals = cli("query", "Cart.total", "--db", indexed, "--format", "json").json()
     assert signals["results"][0]["key"] == "function:shop/cart.py:Cart.total"
+
+
+def test_warm_engine_reads_a_cpg_once(indexed: Path, pyshop_cpg: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A server with --cpg reads the CPG on the first call only, and again when the file changes."""
+    import shutil
+
+    from greploom.shell import querying
+    from greploom.shell.config import GrepLoomConfig
+
+    reads: list[Path] = []
+    real = querying.cpg_graph
+
+    def counting(path: Path, tier: querying.Tier) -> dict[str, querying.NodeContext]:
+        reads.append(path)
+        return real(path, tier)
+
+    monkeypatch.setattr(querying, "cpg_graph", counting)
+    cpg = tmp_path / "copy.json"
+    shutil.copy(pyshop_cpg, cpg)
+    engine = querying.QueryEngine(GrepLoomConfig(db_path=indexed))
+    try:
+        for _ in range(3):
+            assert engine.query("cart total", cpg_path=cpg).nodes
+        assert len(reads) == 1
+        cpg.write_text(cpg.read_text() + "\n")
+        engine.query("cart total", cpg_path=cpg)
+        assert len(reads) == 2
+    finally:
+        engine.close()

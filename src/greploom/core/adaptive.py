@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import attrs
 
@@ -143,11 +143,3 @@ def plan_detail(options: Sequence[DetailOption], budget: int) -> DetailPlan:
                 break
     levels = tuple((options[i].key, chosen[i][0]) for i in sorted(chosen))
     return DetailPlan(levels, sum(c for _, c in chosen.values()), tuple(left_out))
-
-
-def detail_costs(
-    key: str, weight: float, renderings: Sequence[tuple[Detail, str]], count: Callable[[str], int]
-) -> DetailOption:
-    """A :class:`DetailOption` from a node's renderings, costed with ``count``."""
-    costs = tuple((level, count(text)) for level, text in renderings)
-    return DetailOption(key, weight, costs)

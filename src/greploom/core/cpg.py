@@ -61,6 +61,14 @@ class EdgeKind(str, enum.Enum):
     IMPORTS = "imports"
 
 
+def lookup(pairs: AttrPairs, key: str, default: AttrValue = None) -> AttrValue:
+    """The value paired with ``key`` (attributes are few: a scan beats a dict per node)."""
+    for k, v in pairs:
+        if k == key:
+            return v
+    return default
+
+
 @attrs.frozen
 class SourceLocation:
     """A position in a source file: path relative to the build root, 1-based line."""
@@ -84,10 +92,7 @@ class CpgNode:
 
     def attr(self, key: str, default: AttrValue = None) -> AttrValue:
         """The value of one treeloom attribute, or ``default`` when absent."""
-        for k, v in self.attrs:
-            if k == key:
-                return v
-        return default
+        return lookup(self.attrs, key, default)
 
     @property
     def file(self) -> str:
@@ -116,10 +121,7 @@ class CpgEdge:
 
     def attr(self, key: str, default: AttrValue = None) -> AttrValue:
         """The value of one edge attribute, or ``default`` when absent."""
-        for k, v in self.attrs:
-            if k == key:
-                return v
-        return default
+        return lookup(self.attrs, key, default)
 
 
 @attrs.frozen
@@ -182,11 +184,6 @@ class CpgGraph:
     def node(self, node_id: str) -> CpgNode | None:
         """The node with this id, or None."""
         return self._nodes.get(node_id)
-
-    def of_kind(self, *kinds: NodeKind) -> Iterable[CpgNode]:
-        """Nodes of the given kinds, in input order."""
-        wanted = frozenset(kinds)
-        return (n for n in self._nodes.values() if n.kind in wanted)
 
     def children(self, scope_id: str) -> tuple[CpgNode, ...]:
         """Nodes whose scope is ``scope_id``, in input order."""

@@ -26,6 +26,52 @@ _NODE_KINDS = frozenset(k.value for k in NodeKind)
 _EDGE_KINDS = frozenset(k.value for k in EdgeKind)
 
 
+class CpgCollector:
+    """Gathers nodes and edges item by item: unknown kinds counted, unwanted edge kinds dropped.
+
+    Shared by the streaming reader and the strict path, so both filter alike.
+    ``make_node`` / ``make_edge`` take the decoded item and its array index.
+    """
+
+    def __init__(
+        self,
+        make_node: Callable[[Any, int], CpgNode],
+        make_edge: Callable[[Any, int], CpgEdge],
+        edge_kinds: frozenset[EdgeKind] | None = None,
+    ) -> None:
+        self.make_node = make_node
+        self.make_edge = make_edge
+        self.wanted = frozenset(k.value for k in edge_kinds) if edge_kinds is not None else _EDGE_KINDS
+        self.nodes: list[CpgNode] = []
+        self.edges: list[CpgEdge] = []
+        self.skipped_nodes = 0  # kinds from a newer treeloom: skipped, counted, reported
+        self.skipped_edges = 0
+
+    def add_node(self, item: Any, index: int) -> None:
+        kind = item.get("kind") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in _NODE_KINDS:
+            self.skipped_nodes += 1
+            return
+        self.nodes.append(self.make_node(item, index))
+
+    def add_edge(self, item: Any, index: int) -> None:
+        kind = item.get("kind") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in self.wanted:
+            if kind not in _EDGE_KINDS:
+                self.skipped_edges += 1
+            return
+        self.edges.append(self.make_edge(item, index))
+
+    def data(self, version: Any) -> CpgData:
+        return CpgData(
+            nodes=tuple(self.nodes),
+            edges=tuple(self.edges),
+            treeloom_version=version if isinstance(version, str) else str(version),
+            skipped_nodes=self.skipped_nodes,
+            skipped_edges=self.skipped_edges,
+        )
+
+
 class _GiveUp(Exception):
     """Not the shape this reader handles: use the strict path."""
 
@@ -53,13 +99,9 @@ class _Reader:
     ) -> None:
         self.text = text
         self.decode = json.JSONDecoder().raw_decode
-        self.fast_node = fast_node
-        self.fast_edge = fast_edge
-        self.wanted = frozenset(k.value for k in edge_kinds) if edge_kinds is not None else _EDGE_KINDS
-        self.nodes: list[CpgNode] = []
-        self.edges: list[CpgEdge] = []
-        self.skipped_nodes = 0
-        self.skipped_edges = 0
+        self.collector = CpgCollector(
+            lambda item, _: fast_node(item), lambda item, _: fast_edge(item), edge_kinds
+        )
 
     def _skip(self, pos: int) -> int:
         match = _WS.match(self.text, pos)
@@ -85,7 +127,8 @@ class _Reader:
             seen.add(key)
             pos = self._skip(self._expect(pos, ":"))
             if key in ("nodes", "edges"):
-                pos = self._array(pos, self._node if key == "nodes" else self._edge)
+                take = self.collector.add_node if key == "nodes" else self.collector.add_edge
+                pos = self._array(pos, take)
             else:
                 value, pos = self.decode(self.text, pos)
                 if key == "treeloom_version":
@@ -97,38 +140,19 @@ class _Reader:
                 raise _GiveUp(",")
         if not {"nodes", "edges"} <= seen or self.text[pos + 1 :].strip():
             raise _GiveUp("shape")
-        return CpgData(
-            nodes=tuple(self.nodes),
-            edges=tuple(self.edges),
-            treeloom_version=version if isinstance(version, str) else str(version),
-            skipped_nodes=self.skipped_nodes,
-            skipped_edges=self.skipped_edges,
-        )
+        return self.collector.data(version)
 
-    def _array(self, pos: int, take: Callable[[Any], None]) -> int:
+    def _array(self, pos: int, take: Callable[[Any, int], None]) -> int:
         pos = self._expect(pos, "[")
         pos = self._skip(pos)
         if self.text[pos] == "]":
             return pos + 1
+        index = 0
         while True:
             item, pos = self.decode(self.text, pos)
-            take(item)
+            take(item, index)
+            index += 1
             pos = self._skip(pos)
             if self.text[pos] == "]":
                 return pos + 1
             pos = self._skip(self._expect(pos, ","))
-
-    def _node(self, item: Any) -> None:
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if isinstance(kind, str) and kind not in _NODE_KINDS:
-            self.skipped_nodes += 1
-            return
-        self.nodes.append(self.fast_node(item))
-
-    def _edge(self, item: Any) -> None:
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if isinstance(kind, str) and kind not in self.wanted:
-            if kind not in _EDGE_KINDS:
-                self.skipped_edges += 1
-            return
-        self.edges.append(self.fast_edge(item))

@@ -7,8 +7,6 @@ from typing import Protocol
 
 import attrs
 
-Vector = Sequence[float]
-
 
 @attrs.frozen
 class EmbedderIdentity:
@@ -26,16 +24,6 @@ class EmbedderIdentity:
     def describe(self) -> str:
         """``provider:model`` for messages and headers."""
         return f"{self.provider}:{self.model}"
-
-    def same_space(self, other: EmbedderIdentity) -> bool:
-        """Whether vectors of ``other`` can be compared with ours."""
-        return (
-            self.provider == other.provider
-            and self.model == other.model
-            and self.query_prefix == other.query_prefix
-            and self.document_prefix == other.document_prefix
-            and (not self.dimension or not other.dimension or self.dimension == other.dimension)
-        )
 
 
 class Embedder(Protocol):

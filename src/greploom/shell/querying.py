@@ -108,6 +108,7 @@ class QueryEngine:
         self._embedder: Embedder | None = None
         self._embedder_error: str | None = None
         self._meta: dict[str, str] = {}
+        self._cpg: tuple[tuple[str, int, int, str], dict[str, NodeContext]] | None = None
 
     def close(self) -> None:
         """Close the store and the embedder."""
@@ -147,6 +148,18 @@ class QueryEngine:
             )
         self._meta = meta
         return self._store
+
+    def _cpg_graph(self, cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
+        """The graph of ``--cpg``, read once and kept while the file and tier stay the same.
+
+        A server started with ``--cpg`` would otherwise re-read the whole CPG on
+        every call (17 s on numpy's), which is what 0.6.0 did.
+        """
+        st = cpg_path.stat()
+        stamp = (str(cpg_path.resolve()), st.st_mtime_ns, st.st_size, tier.value)
+        if self._cpg is None or self._cpg[0] != stamp:
+            self._cpg = (stamp, cpg_graph(cpg_path, tier))
+        return self._cpg[1]
 
     def search(
         self, store: IndexStore, text: str, top_k: int, ranking: str = "signals"
@@ -218,7 +231,7 @@ class QueryEngine:
                         hits = candidates[: config.top_k]
                 graph: Mapping[str, NodeContext]
                 if cpg_path is not None:
-                    graph = cpg_graph(cpg_path, Tier(self._meta.get("tier", "enhanced")))
+                    graph = self._cpg_graph(cpg_path, Tier(self._meta.get("tier", "enhanced")))
                     missing = [h.key for h in hits if h.key not in graph]
                     unknown.extend(f"{k} (not in {cpg_path.name})" for k in missing)
                 else:

@@ -28,11 +28,7 @@ from greploom.core.cpg import (
 )
 from greploom.core.errors import CpgError
 from greploom.core.expand import StructuralContext
-from greploom.shell.cpg_stream import stream_cpg
-
-_NODE_KINDS = frozenset(k.value for k in NodeKind)
-_EDGE_KINDS = frozenset(k.value for k in EdgeKind)
-
+from greploom.shell.cpg_stream import CpgCollector, stream_cpg
 
 _SCALARS = (str, bool, int, float, type(None))
 
@@ -151,38 +147,27 @@ def cpg_from_json(
             raise CpgError(f"invalid CPG: required field missing @ $.{field}")
         if not isinstance(raw[field], list):
             raise CpgError(f"invalid CPG: expected a list, got {_kind(raw[field])} @ $.{field}")
-    version = raw.get("treeloom_version", "")
-    nodes: list[CpgNode] = []
-    skipped_nodes = 0
+
+    def node(item: Any, index: int) -> CpgNode:
+        try:
+            return _fast_node(item)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            result: CpgNode = _structure(conv, item, CpgNode, f"$.nodes[{index}]")
+            return result
+
+    def edge(item: Any, index: int) -> CpgEdge:
+        try:
+            return _fast_edge(item)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            result: CpgEdge = _structure(conv, item, CpgEdge, f"$.edges[{index}]")
+            return result
+
+    collector = CpgCollector(node, edge, edge_kinds)
     for i, item in enumerate(raw["nodes"]):
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if isinstance(kind, str) and kind not in _NODE_KINDS:
-            skipped_nodes += 1  # a kind from a newer treeloom: skipped, counted, reported
-            continue
-        try:
-            nodes.append(_fast_node(item))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            nodes.append(_structure(conv, item, CpgNode, f"$.nodes[{i}]"))
-    edges: list[CpgEdge] = []
-    skipped_edges = 0
-    wanted = frozenset(k.value for k in edge_kinds) if edge_kinds is not None else _EDGE_KINDS
+        collector.add_node(item, i)
     for i, item in enumerate(raw["edges"]):
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if isinstance(kind, str) and kind not in wanted:
-            if kind not in _EDGE_KINDS:
-                skipped_edges += 1  # a kind from a newer treeloom: skipped, counted, reported
-            continue
-        try:
-            edges.append(_fast_edge(item))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            edges.append(_structure(conv, item, CpgEdge, f"$.edges[{i}]"))
-    return CpgData(
-        nodes=tuple(nodes),
-        edges=tuple(edges),
-        treeloom_version=version if isinstance(version, str) else str(version),
-        skipped_nodes=skipped_nodes,
-        skipped_edges=skipped_edges,
-    )
+        collector.add_edge(item, i)
+    return collector.data(raw.get("treeloom_version", ""))
 
 
 def _kind(value: Any) -> str:

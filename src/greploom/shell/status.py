@@ -26,9 +26,9 @@ def index_status(db_path: Path) -> dict[str, Any]:
     return {
         "index": str(db_path),
         "nodes": counts["nodes"],
-        "modules": counts.get("modules", 0),
-        "classes": counts.get("classs", 0),
-        "functions": counts.get("functions", 0),
+        "modules": counts.get("kind:module", 0),
+        "classes": counts.get("kind:class", 0),
+        "functions": counts.get("kind:function", 0),
         "vectors": counts["vectors"],
         "pending_vectors": counts["pending"],
         "embedder": f"{provider}:{meta.get('embedder_model', '')}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,8 @@ class IndexStore:
     def counts(self) -> dict[str, int]:
         """Rows per kind, vectors and pending vectors."""
         out = {
-            f"{kind}s": n for kind, n in self.conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind")
+            f"kind:{kind}": n
+            for kind, n in self.conn.execute("SELECT kind, count(*) FROM nodes GROUP BY kind")
         }
         out["nodes"] = int(self._scalar("SELECT count(*) FROM nodes"))
         out["vectors"] = int(self._scalar("SELECT count(*) FROM vectors")) if self.has_vectors() else 0
@@ -386,8 +388,6 @@ class StoreGraph(Mapping[str, NodeContext]):
 
 
 def _floats(blob: bytes) -> list[float]:
-    import struct
-
     return list(struct.unpack(f"{len(blob) // 4}f", blob))
 
 
