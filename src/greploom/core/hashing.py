@@ -17,7 +17,7 @@ import hashlib
 
 from greploom.core.summary import Tier
 
-HASH_VERSION = "1"  # bump when the hashed parts change, so every node is re-embedded once
+HASH_VERSION = "2"  # bump when the hashed parts or the summary rules change (2: notes in embed text)
 
 
 def content_hash(embed_text: str, source_text: str | None, tier: Tier) -> str:

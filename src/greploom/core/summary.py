@@ -9,8 +9,11 @@ Two tiers:
   kept as written), bases and methods of a class, and for a module its
   docstring, top-level definitions and imports.
 
-The text to embed is ``{qualname} ({file})`` followed by the summary: it
-names the file but holds no line number, so moving code does not change it.
+The text to embed is ``{qualname} ({file})`` followed by the summary and, at
+the enhanced tier, a ``words:`` line (the name split into words) and for a
+definition without a docstring a ``notes:`` line (its comments and prose
+strings, :mod:`greploom.core.notes`). It names the file but holds no line
+number, so moving code does not change it.
 
 Laws (tests/properties/test_summary.py): a function with parameters never
 prints as ``name()``; parameters appear in positional order; no line number
@@ -28,6 +31,7 @@ from collections.abc import Iterable, Mapping
 import attrs
 
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
+from greploom.core.notes import body_notes, identifier_words
 
 DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded for huge ones
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
@@ -203,15 +207,31 @@ def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str],
     (from :func:`greploom.core.keys.node_identities`), used to name callees.
     """
     qualname = qualnames.get(node.id, node.name)
-    lines = [signature(graph, node, qualname)]
-    if tier is Tier.ENHANCED:
-        lines.extend(_enhanced_lines(graph, node, qualnames))
-    text = "\n".join(lines)
-    embed_text = f"{qualname} ({node.file})\n{text}"
+    head = f"{qualname} ({node.file})"
+    sig = signature(graph, node, qualname)
+    if tier is Tier.FAST:
+        return Summary(text=sig, embed_text=f"{head}\n{sig}", tier=tier)
+    about, doc = _about_lines(graph, node)
+    structure = _structure_lines(graph, node, qualnames)
+    text = "\n".join([sig, *about, *structure])
+    # Embedded, not shown (greploom.core.notes): the words of the name, and for
+    # a definition without a docstring the prose in its body, which stands in
+    # for one. Placed after the docstring and before the long lists, so the
+    # model's 256 word pieces reach them. Measured on the quality harness:
+    # the words lift questions (NDCG@10 0.720 -> 0.748); the notes help only
+    # undocumented code and, added to documented code, cost questions 0.03.
+    evidence = ["words: " + " ".join(identifier_words(qualname))]
+    source = node.attr("source_text")
+    if isinstance(source, str) and not doc:
+        notes = body_notes(source, node.file)
+        if notes:
+            evidence.append("notes: " + "; ".join(notes))
+    embed_text = "\n".join([head, sig, *about, *evidence, *structure])
     return Summary(text=text, embed_text=embed_text, tier=tier)
 
 
-def _enhanced_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> list[str]:
+def _about_lines(graph: CpgGraph, node: CpgNode) -> tuple[list[str], str | None]:
+    """Decorators and the docstring excerpt; also the whole docstring."""
     lines: list[str] = []
     decorators = _strings(node.attr("decorators"))
     if decorators:
@@ -219,6 +239,12 @@ def _enhanced_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]
     doc = docstring(graph, node)
     if doc:
         lines.append(excerpt(doc))
+    return lines, doc
+
+
+def _structure_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> list[str]:
+    """Callees of a function, methods of a class, definitions and imports of a module."""
+    lines: list[str] = []
     inner = list(graph.descendants_in(node))
     if node.kind is NodeKind.FUNCTION:
         called = callees(graph, node, qualnames)

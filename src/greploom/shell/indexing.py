@@ -24,7 +24,7 @@ import greploom
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import CpgError, EmbedderError, StoreError
-from greploom.core.hashing import content_hash
+from greploom.core.hashing import HASH_VERSION, content_hash
 from greploom.core.keys import node_identities
 from greploom.core.lexical import code_tokens, identifier_tokens
 from greploom.core.plan import plan_reindex
@@ -272,6 +272,7 @@ def _run_meta(
     return {
         "greploom_version": greploom.__version__,
         "schema_version": str(SCHEMA_VERSION),
+        "hash_version": HASH_VERSION,
         "embedder_provider": identity.provider if identity else "none",
         "embedder_model": identity.model if identity else "",
         "embedder_dimension": str(identity.dimension if identity else 0),
@@ -291,8 +292,9 @@ def _run_meta(
 def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force: bool) -> IndexResult | None:
     """The result of a run that has nothing to do, or None when there may be work.
 
-    The same CPG file (by sha256), tier, embedder and greploom version as the
-    last run means every node would hash the same: skip reading the CPG.
+    The same CPG file (by sha256), tier, embedder, greploom version and
+    summary rules (HASH_VERSION) as the last run means every node would hash
+    the same: skip reading the CPG.
     """
     if force or not db_path.is_file():
         return None
@@ -308,6 +310,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
             and meta.get("tier") == config.tier.value
             and meta.get("greploom_version") == greploom.__version__
             and meta.get("schema_version") == str(SCHEMA_VERSION)
+            and meta.get("hash_version") == HASH_VERSION
             and (config.provider is None or config.provider == provider)
             and (config.model is None or config.model == meta.get("embedder_model"))
             and store.counts()["pending"] == 0

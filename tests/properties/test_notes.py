@@ -1,0 +1,82 @@
+"""Natural-language evidence in code: comments, prose strings, identifier words.
+
+Laws:
+
+1. The notes of any source never exceed the bound (joined as embedded).
+2. Each note's words occur in the source, in order: notes are found, never made up.
+3. Source holding no comment and no string literal gives no notes.
+4. A comment or string that reads as prose, alone in a body, is its note; a
+   ``#`` inside a string is not a comment.
+5. An ASCII identifier's words are lower-case and, joined, spell its letters
+   and digits in order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from greploom.core.notes import body_notes, identifier_words
+
+prose_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=9)
+prose = st.lists(prose_word, min_size=2, max_size=12).map(" ".join)
+code_line = st.sampled_from(
+    ["x = 1", "return value", "for item in items:", "if a > b:", "call(a, b)", "pass", "y = x * 2"]
+)
+
+
+@st.composite
+def python_sources(draw: st.DrawFn) -> str:
+    lines = []
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["code", "comment", "string", "raw"]))
+        if kind == "code":
+            lines.append(draw(code_line))
+        elif kind == "comment":
+            lines.append(f"# {draw(prose)}")
+        elif kind == "string":
+            lines.append(f'raise ValueError("{draw(prose)}")')
+        else:
+            lines.append(draw(st.text(max_size=40)).replace("\n", " "))
+    return "\n".join(lines)
+
+
+@given(python_sources(), st.sampled_from(["m.py", "m.js"]), st.integers(0, 400))
+def test_notes_never_exceed_the_bound(source: str, file: str, limit: int) -> None:
+    """The embedded text stays within the model's reach however chatty the code."""
+    assert len("; ".join(body_notes(source, file, limit))) <= limit
+
+
+@given(python_sources(), st.sampled_from(["m.py", "m.js"]))
+def test_notes_are_found_in_the_source(source: str, file: str) -> None:
+    """A note is text the code holds, whitespace folded; nothing is invented."""
+    folded = " ".join(source.split())
+    for note in body_notes(source, file):
+        pattern = r"\s*".join(re.escape(word) for word in note.split())
+        assert re.search(pattern, folded), note
+
+
+@given(st.lists(code_line, max_size=10).map("\n".join), st.sampled_from(["m.py", "m.js"]))
+def test_code_alone_gives_no_notes(source: str, file: str) -> None:
+    """Statements are not prose: without comments or strings there is nothing to say."""
+    assert body_notes(source, file) == ()
+
+
+@given(prose)
+def test_a_prose_comment_or_string_is_its_note(text: str) -> None:
+    """What a body says in words is what gets embedded, in Python and in C-like code."""
+    assert body_notes(f"x = 1  # {text}\n", "m.py") == (text,)
+    assert body_notes(f"x = 1; // {text}\n", "m.js") == (text,)
+    assert body_notes(f'fail("{text}")\n', "m.py") == (text,)
+    assert body_notes(f"fail('{text}'); /* {text} */\n", "m.ts") == (text,)
+    assert body_notes(f'x = "a # {text}"\n', "m.py") == (f"a # {text}",)
+
+
+@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}(\.[A-Za-z_][A-Za-z0-9_]{0,20}){0,3}", fullmatch=True))
+def test_identifier_words_spell_the_name(qualname: str) -> None:
+    """``HTTPAdapter.send`` reads as http adapter send: nothing added, nothing lost."""
+    words = identifier_words(qualname)
+    assert all(w and w == w.lower() for w in words)
+    assert "".join(words) == "".join(c for c in qualname if c.isalnum()).lower()
