@@ -18,7 +18,8 @@ queries/<corpus>.json in each mode:
 
 Metrics: NDCG@10, recall@1/5/10, MRR (ranked list; adaptive ranks as
 signals), hit within budget (a target's block, with its source when the CPG
-has source, is in the packed context at 1k/2k/4k tokens; fixed modes pack
+has source, not cut and not as a one-line reference, is in the packed
+context at 1k/2k/4k tokens; fixed modes pack
 top-5 hits expanded one hop with source), mean tokens per query and per hit
 at 2k, mean query latency (search + context at 2k, warm).
 """
@@ -47,7 +48,7 @@ from greploom.core.expand import expand_hits
 from greploom.core.fusion import rrf_fuse
 from greploom.core.keys import node_identities
 from greploom.core.lexical import fts_match_expression
-from greploom.core.render import assemble_adaptive, assemble_context
+from greploom.core.render import assemble_context
 from greploom.core.summary import docstring_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import LocalEmbedder
@@ -154,15 +155,10 @@ class Runner:
         return [(h.key, h.score) for h in hits]
 
     def context(self, mode: str, ranked: list[tuple[str, float]], budget: int) -> Any:
+        keep = TOP_K
         if mode == "adaptive":
-            selection = select([s for _, s in ranked[:CEILING]], **SELECT_OPTIONS)
-            kept = ranked[: selection.kept]
-            total = math.fsum(selection.weights[: selection.kept]) or 1.0
-            weights = {k: w / total for (k, _), w in zip(kept, selection.weights, strict=False)}
-            nodes = expand_hits([k for k, _ in kept], self.graph, DEPTH)
-            packing, _ = assemble_adaptive(nodes, weights, budget, count_tokens)
-            return packing, nodes
-        nodes = expand_hits([k for k, _ in ranked[:TOP_K]], self.graph, DEPTH)
+            keep = select([s for _, s in ranked[:CEILING]], **SELECT_OPTIONS).kept
+        nodes = expand_hits([k for k, _ in ranked[:keep]], self.graph, DEPTH)
         return assemble_context(nodes, budget, count_tokens, include_source=True), nodes
 
 
@@ -201,6 +197,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
         out[f"hit{budget}"] = any(
             runner.qualnames.get(p.block.key) in targets
             and not p.cut
+            and p.label != "reference"
             and (by_key[p.block.key].source is None or "```" in p.text)
             for p in pack.blocks
         )

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import attrs
 from hypothesis import strategies as st
 
-from greploom.core.budget import ContextBlock
+from greploom.core.budget import ContextBlock, Rendering
 from greploom.core.cpg import CpgData, CpgEdge, CpgNode, EdgeKind, NodeKind, SourceLocation
 
 NAMES = ("run", "load", "save", "parse", "Cart", "total", "get_item", "HTTPClient")
@@ -226,5 +226,22 @@ block_texts = st.builds(
 )
 blocks = st.lists(
     st.builds(ContextBlock, key=keys, text=block_texts, relevance=st.floats(0.0, 1.0)),
+    max_size=8,
+)
+# Blocks offering shorter renderings of themselves, as search hits and neighbours do.
+tiered_blocks = st.lists(
+    st.builds(
+        ContextBlock,
+        key=keys,
+        text=block_texts,
+        relevance=st.floats(0.0, 1.0),
+        label=st.just("full"),
+        fallbacks=st.lists(
+            st.builds(Rendering, label=st.sampled_from(["summary", "reference"]), text=block_texts),
+            max_size=2,
+        ).map(tuple),
+        may_cut=st.booleans(),
+        reserved=st.booleans(),
+    ),
     max_size=8,
 )

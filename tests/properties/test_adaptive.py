@@ -1,4 +1,4 @@
-"""Query-adaptive context: how many hits, and how much of each.
+"""Query-adaptive context: how many hits to keep.
 
 Laws:
 
@@ -7,10 +7,9 @@ Laws:
 2. Kept weight plus the weight left out is 1; weights sum to 1.
 3. A lower temperature (a sharper distribution) never keeps more hits
    (metamorphic).
-4. The detail plan never exceeds its budget.
-5. A node is left out only when even its cheapest level no longer fitted
-   after the nodes before it took theirs; a more detailed level is chosen
-   only when it was affordable.
+
+How much of each kept hit is shown is the packing's job, with its own laws
+(test_budget.py: fallbacks; test_render.py: hits fall back to references).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.adaptive import Detail, DetailOption, plan_detail, select
+from greploom.core.adaptive import select
 
 scores = st.lists(st.floats(0.0, 1.0, allow_nan=False), max_size=20).map(lambda xs: sorted(xs, reverse=True))
 
@@ -48,44 +47,3 @@ def test_sharper_never_keeps_more(values: list[float], temperature: float, facto
     sharp = select(values, temperature=temperature, floor=1, ceiling=100)
     soft = select(values, temperature=temperature * factor, floor=1, ceiling=100)
     assert sharp.kept <= soft.kept
-
-
-costs = st.integers(1, 300)
-options = st.lists(
-    st.builds(
-        lambda key, w, full, summary, ref: DetailOption(
-            key,
-            w,
-            ((Detail.FULL, full + summary + ref), (Detail.SUMMARY, summary + ref), (Detail.REFERENCE, ref)),
-        ),
-        key=st.uuids().map(str),
-        w=st.floats(0.0, 1.0),
-        full=costs,
-        summary=costs,
-        ref=st.integers(1, 40),
-    ),
-    max_size=10,
-)
-
-
-@given(options, st.integers(0, 2000))
-def test_plan_never_exceeds_budget(items: list[DetailOption], budget: int) -> None:
-    """Adaptive context spends at most what it was given."""
-    plan = plan_detail(items, budget)
-    cost = {o.key: dict(o.costs) for o in items}
-    assert plan.tokens == sum(cost[k][level] for k, level in plan.levels) <= budget
-    assert {k for k, _ in plan.levels} | set(plan.left_out) == {o.key for o in items}
-
-
-@given(options, st.integers(0, 2000))
-def test_left_out_only_when_nothing_fitted(items: list[DetailOption], budget: int) -> None:
-    """Nothing is dropped that a one-line reference could still have shown."""
-    plan = plan_detail(items, budget)
-    levels = dict(plan.levels)
-    spent = 0
-    for option in items:
-        cheapest = min(c for _, c in option.costs)
-        if option.key in levels:
-            spent += cheapest
-        else:
-            assert spent + cheapest > budget

@@ -4,28 +4,35 @@ Laws (with an additive counter, one token per character):
 
 1. Never over budget, counting separators and cut marks.
 2. Blocks keep their relevance order.
-3. Every dropped block would not have fit, even cut to its header, when it
-   was considered.
-4. A cut never leaves a code fence open.
-5. More budget never packs fewer tokens (metamorphic).
+3. Every dropped block would not have fit, in any of its renderings or (when
+   it may be cut) cut to its header, when it was considered.
+4. A block is shown whole when it fits; a fallback only when the block and
+   the fallbacks before it did not fit (in the room not held for reserved
+   blocks after it); a cut only when none fitted and the block may be cut.
+5. A cut never leaves a code fence open.
+6. Room for the shortest rendering of every reserved block still to come is
+   held: when all of them fit together, none is dropped.
+7. Without fallbacks, more budget never packs fewer tokens (metamorphic).
 """
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.budget import CUT_MARK, SEPARATOR, ContextBlock, fence_state, pack_blocks
-from tests.properties.strategies import blocks
+from tests.properties.strategies import blocks, tiered_blocks
 
 budgets = st.integers(1, 600)
+any_blocks = st.one_of(blocks, tiered_blocks)
 
 
 def count(text: str) -> int:
     return len(text)
 
 
-@given(blocks, budgets, st.integers(0, 50))
+@given(any_blocks, budgets, st.integers(0, 50))
 def test_never_over_budget(items: list[ContextBlock], budget: int, reserve: int) -> None:
     """A budget is a promise to the agent's context window."""
     packing = pack_blocks(items, budget, count, reserve)
@@ -34,7 +41,7 @@ def test_never_over_budget(items: list[ContextBlock], budget: int, reserve: int)
     assert packing.tokens_used <= max(budget, reserve)
 
 
-@given(blocks, budgets)
+@given(any_blocks, budgets)
 def test_order_is_kept(items: list[ContextBlock], budget: int) -> None:
     """The most relevant code comes first in what the agent reads."""
     packing = pack_blocks(items, budget, count)
@@ -43,25 +50,76 @@ def test_order_is_kept(items: list[ContextBlock], budget: int) -> None:
     assert len(packing.blocks) + packing.dropped == len(items)
 
 
-@given(blocks, budgets)
+def held_after(items: list[ContextBlock]) -> list[int]:
+    """Per block, the room held for the shortest renderings of the reserved blocks after it."""
+    shortest = [count(SEPARATOR + (b.fallbacks[-1].text if b.fallbacks else b.text)) for b in items]
+    return [
+        sum(shortest[j] for j in range(i + 1, len(items)) if items[j].reserved) for i in range(len(items))
+    ]
+
+
+def renderings(block: ContextBlock) -> list[tuple[str, str]]:
+    return [(block.label, block.text), *((r.label, r.text) for r in block.fallbacks)]
+
+
+def did_not_fit(position: int, total: int, cost: int, room: int, held: int) -> bool:
+    """Whether rendering ``position`` of ``total`` was out of reach: only the last may use held room."""
+    return cost > (room if position == total - 1 else room - held)
+
+
+@given(any_blocks, budgets)
 def test_dropped_blocks_did_not_fit(items: list[ContextBlock], budget: int) -> None:
-    """Nothing is dropped that could have been shown, even as a header."""
+    """Nothing is dropped that could have been shown, whole, shorter or as a header."""
     packing = pack_blocks(items, budget, count)
+    held = held_after(items)
     used = 0
     kept = iter(packing.blocks)
     current = next(kept, None)
-    for block in items:
+    for index, block in enumerate(items):
         prefix = SEPARATOR if used else ""
         if current is not None and current.block is block:
             used += count(prefix + current.text)
             current = next(kept, None)
             continue
+        options = renderings(block)
+        for position, (_, text) in enumerate(options):
+            cost = count(prefix + text)
+            assert did_not_fit(position, len(options), cost, budget - used, held[index])
         header = block.text.split("\n", 1)[0]
         minimal = header + "\n" + CUT_MARK
-        assert used + count(prefix + minimal) > budget or "\n" not in block.text
+        assert not block.may_cut or used + count(prefix + minimal) > budget or "\n" not in block.text
 
 
-@given(blocks, budgets)
+@given(any_blocks, budgets)
+def test_the_most_detailed_rendering_that_fits(items: list[ContextBlock], budget: int) -> None:
+    """A long hit becomes its reference only because its whole did not fit, never by whim;
+    and room for the reserved blocks after it is what decides "fit"."""
+    packing = pack_blocks(items, budget, count)
+    held = held_after(items)
+    position_of = {id(b): i for i, b in enumerate(items)}
+    used = 0
+    for packed in packing.blocks:
+        prefix = SEPARATOR if used else ""
+        index = position_of[id(packed.block)]
+        options = renderings(packed.block)
+        chosen = len(options) if packed.cut else options.index((packed.label, packed.text))
+        assert not packed.cut or packed.block.may_cut
+        for position, (_, text) in enumerate(options[:chosen]):
+            cost = count(prefix + text)
+            assert did_not_fit(position, len(options), cost, budget - used, held[index])
+        used += count(prefix + packed.text)
+
+
+@given(tiered_blocks.map(lambda bs: [attrs.evolve(b, reserved=True, may_cut=False) for b in bs]), budgets)
+def test_reserved_blocks_are_all_named_first(items: list[ContextBlock], budget: int) -> None:
+    """When every hit's shortest form fits together, none is dropped for another's source."""
+    shortest = sum(count(SEPARATOR + renderings(b)[-1][1]) for b in items)
+    packing = pack_blocks(items, budget, count)
+    if shortest <= budget:
+        assert packing.dropped == 0
+
+
+@given(any_blocks, budgets)
 def test_cuts_close_their_fences(items: list[ContextBlock], budget: int) -> None:
     """An open fence would swallow everything after it in the agent's prompt."""
     for packed in pack_blocks(items, budget, count).blocks:
@@ -69,7 +127,7 @@ def test_cuts_close_their_fences(items: list[ContextBlock], budget: int) -> None
             assert fence_state(packed.text.split("\n")) is None
             assert packed.text.endswith(CUT_MARK)
         else:
-            assert packed.text == packed.block.text
+            assert packed.text in (packed.block.text, *(r.text for r in packed.block.fallbacks))
 
 
 @given(blocks, budgets, st.integers(1, 200))

@@ -7,6 +7,9 @@ Laws:
 2. The header names relationship, kind, name, file and line.
 3. The JSON envelope has one result per packed block, in packing order, with
    every documented field.
+4. In a search context a hit is never cut: shown whole when it fits, else as
+   its one-line header (a reference); nodes asked for by name are cut
+   instead. A graph neighbour is never cut either.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from hypothesis import strategies as st
 
 from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
-from greploom.core.render import assemble_context, render_block, render_json
+from greploom.core.render import Detail, assemble_context, render_block, render_json
 
 RESULT_FIELDS = {
     "node_id",
@@ -34,6 +37,7 @@ RESULT_FIELDS = {
     "via",
     "tokens",
     "cut",
+    "detail",
     "text",
     "source",
     "structural_context",
@@ -96,3 +100,18 @@ def test_json_envelope(items: list[ExpandedNode], budget: int, include_source: b
     for packed in packing.blocks:
         if packed.cut:
             assert fence_state(packed.text.split("\n")) is None
+
+
+@given(st.lists(nodes, max_size=6, unique_by=lambda n: n.ref.key), st.integers(1, 400), st.booleans())
+def test_long_hits_become_references(items: list[ExpandedNode], budget: int, cut_hits: bool) -> None:
+    """One long hit must not spend the budget the hits after it need."""
+    packing = assemble_context(items, budget, len, include_source=True, cut_hits=cut_hits)
+    by_key = {n.ref.key: n for n in items}
+    for packed in packing.blocks:
+        node = by_key[packed.block.key]
+        whole = render_block(node, include_source=True, via_name=None)
+        if packed.label == Detail.REFERENCE.value:
+            assert node.relationship is Relationship.HIT and not cut_hits
+            assert packed.text == whole.split("\n", 1)[0]
+        if packed.cut:
+            assert node.relationship is Relationship.HIT and cut_hits

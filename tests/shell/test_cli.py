@@ -83,6 +83,31 @@ def test_budget_is_never_exceeded(indexed: Path) -> None:
         assert count_tokens(run.out.rstrip("\n") + "\n") <= budget
 
 
+def test_long_hits_are_shown_as_references(indexed: Path) -> None:
+    """A hit too long for what is left becomes its one-line reference, the header says how many,
+    and the hits after it still get their turn; a node asked for by key is cut instead."""
+    args = ("--db", indexed, "--include-source", "--budget", "400", "--top-k", "8")
+    envelope = cli("query", "cart price discount", *args, "--format", "json").json()
+    meta, results = envelope["metadata"], envelope["results"]
+    references = [r for r in results if r["detail"] == "reference"]
+    assert references, "a 400-token budget cannot hold eight hits with source"
+    assert meta["references"] == len(references)
+    for r in references:
+        assert r["relationship"] == "hit" and not r["cut"]
+        assert r["text"] == f"## hit: {r['kind']} {r['qualname']} ({r['file']}:{r['line']})"
+    hits = [r for r in results if r["relationship"] == "hit"]
+    assert len(hits) == meta["hits"] and not any(r["cut"] for r in hits)
+    assert any(r["detail"] == "full" for r in hits)
+    header = cli("query", "cart price discount", *args).out.split("\n", 1)[0]
+    assert f"| as references: {len(references)} |" in header
+    key = "class:shop/cart.py:Cart"
+    node = cli(
+        "query", "--node", key, "--db", indexed, "--include-source", "--budget", "120", "--format", "json"
+    )
+    first = node.json()["results"][0]
+    assert first["key"] == key and first["cut"] and first["detail"] == "full"
+
+
 def test_node_lookup_by_key_and_id(indexed: Path) -> None:
     """--node takes stable keys or CPG ids, and reports the unknown ones."""
     key = "function:shop/cart.py:Cart.total"

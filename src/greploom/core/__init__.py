@@ -8,8 +8,8 @@ decisions out. The laws of every module are written as hypothesis properties
 in ``tests/properties/``, one module per concept.
 """
 
-from greploom.core.adaptive import Detail, Selection, plan_detail, select
-from greploom.core.budget import ContextBlock, ContextResult, Packing, pack_blocks
+from greploom.core.adaptive import Selection, select
+from greploom.core.budget import ContextBlock, ContextResult, Packing, Rendering, pack_blocks
 from greploom.core.context import resolve_contexts
 from greploom.core.cpg import (
     CpgData,
@@ -35,7 +35,7 @@ from greploom.core.keys import INDEXABLE_KINDS, NodeIdentity, node_identities
 from greploom.core.lexical import fts_match_expression, identifier_tokens, query_tokens
 from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
 from greploom.core.ranking import Candidate, QueryKind, Ranked, query_kind, rank_candidates
-from greploom.core.render import assemble_context, render_block, render_json
+from greploom.core.render import Detail, assemble_context, render_block, render_json
 from greploom.core.summary import Summary, Tier, summarize_node
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "Ranked",
     "ReindexPlan",
     "Relationship",
+    "Rendering",
     "Selection",
     "SourceLocation",
     "StoredEntry",
@@ -77,7 +78,6 @@ __all__ = [
     "identifier_tokens",
     "node_identities",
     "pack_blocks",
-    "plan_detail",
     "plan_reindex",
     "query_kind",
     "query_tokens",

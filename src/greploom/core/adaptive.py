@@ -7,24 +7,20 @@ nor more than ``ceiling``. A sharp query (one score far above the rest) keeps
 a few hits; a diffuse one keeps many. Reported: kept, the effective count
 (perplexity of the weights, exp(entropy)) and the weight left out.
 
-Detail. The budget is spent at three levels of detail: the full block with
-source, the block without source (signature and summary), or a one-line
-reference (``path:line qualname``). First every node, in rank order, gets its
-one-line reference while the budget lasts; then, heaviest first, each is
-raised to the most detailed level the rest of the budget pays for, and what
-it does not spend rolls down to the next. Graph neighbours of kept hits
-weigh less than the hits, so they get detail from what the hits leave.
+Detail. The kept hits are packed as in a fixed context
+(:func:`greploom.core.render.context_blocks`): in rank order, each with its
+full block when it fits and its one-line reference when it does not, the
+unspent budget rolling down to the next; graph neighbours come after the
+hits, labelled with why they are there.
 
 Laws (tests/properties/test_adaptive.py): never fewer than the floor (when
 there are that many candidates) nor more than the ceiling; kept weight plus
 weight left out is 1; a lower temperature (a sharper distribution) never
-keeps more; the detail plan never exceeds the budget; a node is left out only
-when even its one-line reference no longer fitted.
+keeps more.
 """
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Sequence
 
@@ -34,14 +30,6 @@ TEMPERATURE = 0.5  # calibrated on the quality harness: lower keeps fewer
 MASS = 0.9  # share of the weight the kept hits must carry
 FLOOR = 2  # always at least this many hits (a sharp query still gets a runner-up)
 CEILING = 12
-
-
-class Detail(str, enum.Enum):
-    """How much of a node a context shows."""
-
-    FULL = "full"  # header, summary, location, source
-    SUMMARY = "summary"  # header, summary, location
-    REFERENCE = "reference"  # one line: path:line qualname
 
 
 @attrs.frozen
@@ -91,55 +79,3 @@ def select(
     kept = max(min(kept, ceiling, len(weights)), min(floor, len(weights)))
     left = max(0.0, 1.0 - math.fsum(weights[:kept]))
     return Selection(kept, math.exp(entropy), left, weights)
-
-
-@attrs.frozen
-class DetailOption:
-    """One node's renderings at each level and their token costs."""
-
-    key: str
-    weight: float
-    costs: tuple[tuple[Detail, int], ...]  # most detailed first
-
-
-@attrs.frozen
-class DetailPlan:
-    """The level chosen per key (absent: not shown) and the tokens it costs."""
-
-    levels: tuple[tuple[str, Detail], ...]
-    tokens: int
-    left_out: tuple[str, ...]
-
-
-def plan_detail(options: Sequence[DetailOption], budget: int) -> DetailPlan:
-    """Spend ``budget`` over ``options`` (in rank order): presence first, then detail by weight.
-
-    Pass 1 gives every option, in rank order, its cheapest level while the
-    budget lasts, so nothing strong is left out for something weak. Pass 2
-    visits options by weight (ties by rank) and raises each to the most
-    detailed level the remaining budget pays for; what one does not spend
-    rolls down to the next.
-    """
-    remaining = max(budget, 0)
-    chosen: dict[int, tuple[Detail, int]] = {}
-    left_out: list[str] = []
-    for index, option in enumerate(options):
-        if not option.costs:
-            left_out.append(option.key)
-            continue
-        level, cost = min(option.costs, key=lambda lc: lc[1])
-        if cost <= remaining:
-            chosen[index] = (level, cost)
-            remaining -= cost
-        else:
-            left_out.append(option.key)
-    for index in sorted(chosen, key=lambda i: (-options[i].weight, i)):
-        _, current = chosen[index]
-        for level, cost in options[index].costs:  # most detailed first
-            if cost - current <= remaining:
-                if cost > current or level is not chosen[index][0]:
-                    remaining -= cost - current
-                    chosen[index] = (level, cost)
-                break
-    levels = tuple((options[i].key, chosen[i][0]) for i in sorted(chosen))
-    return DetailPlan(levels, sum(c for _, c in chosen.values()), tuple(left_out))

@@ -3,11 +3,21 @@
 Blocks arrive in relevance order and are considered once each, in that order:
 
 - a block that fits whole is kept whole;
-- a block that does not fit is cut on a line boundary to the longest prefix
-  that fits, any code fence it opened is closed, and a ``[cut to fit the
-  token budget]`` line says so; a block whose first line (its header) does not
-  fit even alone is dropped and counted;
+- otherwise its first fallback rendering that fits whole is kept (a block
+  may offer shorter renderings of itself: a search hit its one-line
+  reference, a graph neighbour its summary without source); room for the
+  shortest rendering of every *reserved* block still to come is held back
+  from all but a block's shortest rendering, so ten hits all get at least
+  their reference before any gets its source;
+- otherwise, if it may be cut, it is cut on a line boundary to the longest
+  prefix that fits, any code fence it opened is closed, and a ``[cut to fit
+  the token budget]`` line says so;
+- otherwise (or when not even its first line fits) it is dropped and counted;
 - later, smaller blocks may still fit after a block was cut or dropped.
+
+Fallbacks are what let a context hold ten hits instead of one: a long hit
+shown as a reference leaves the budget to the hits after it, where cutting
+it would have spent all of it.
 
 Every token emitted is counted with the caller's counter (the shell passes
 tiktoken's cl100k_base): block headers, separators and fences included. The
@@ -16,8 +26,10 @@ end if joining ever cost more than the parts, so the budget holds for the
 text as emitted, not for an estimate.
 
 Laws (tests/properties/test_budget.py): never over budget; order kept;
-every dropped block would not have fit when considered; fences balanced;
-more budget never packs fewer tokens.
+every dropped block would not have fit when considered; a fallback is used
+only when the more detailed renderings did not fit in the room not held for
+reserved blocks; fences balanced; without fallbacks, more budget never
+packs fewer tokens.
 """
 
 from __future__ import annotations
@@ -34,22 +46,42 @@ _FENCE = re.compile(r"^(`{3,})([^`]*)$")
 
 
 @attrs.frozen
+class Rendering:
+    """A shorter rendering of a block, named for readers of the JSON (``reference``)."""
+
+    label: str
+    text: str
+
+
+@attrs.frozen
 class ContextBlock:
-    """One unit of context: a key, its rendered text and its relevance."""
+    """One unit of context: a key, its rendered text and its relevance.
+
+    ``fallbacks`` are shorter renderings, tried in order when ``text`` does
+    not fit whole; ``may_cut`` says whether ``text`` may then be cut. For a
+    ``reserved`` block, room for its shortest rendering is held while the
+    blocks before it are packed: they get their longer renderings only from
+    what is left after that room.
+    """
 
     key: str
     text: str
     relevance: float = 1.0
+    label: str = ""
+    fallbacks: tuple[Rendering, ...] = ()
+    may_cut: bool = True
+    reserved: bool = False
 
 
 @attrs.frozen
 class PackedBlock:
-    """A block as emitted: possibly cut, with the tokens it cost."""
+    """A block as emitted: whole, as a fallback (``label`` names it), or cut, with its cost."""
 
     block: ContextBlock
     text: str
     tokens: int
     cut: bool
+    label: str = ""
 
 
 @attrs.frozen
@@ -108,6 +140,11 @@ def _cut_to_fit(text: str, fits: Callable[[str], bool]) -> str | None:
     return _cut_text(lines, lo)
 
 
+def _renderings(block: ContextBlock) -> tuple[Rendering, ...]:
+    """The block's renderings, most detailed first."""
+    return (Rendering(block.label, block.text), *block.fallbacks)
+
+
 def pack_blocks(
     blocks: Sequence[ContextBlock],
     budget: int,
@@ -122,27 +159,41 @@ def pack_blocks(
     if budget <= 0:
         raise ValueError("budget must be positive")
     available = budget - max(reserve, 0)
+    # Room held for the shortest rendering of every reserved block still to come.
+    held = [count(SEPARATOR + _renderings(b)[-1].text) if b.reserved else 0 for b in blocks]
+    held_after = [0] * len(blocks)
+    for i in range(len(blocks) - 2, -1, -1):
+        held_after[i] = held_after[i + 1] + held[i + 1]
     kept: list[PackedBlock] = []
     dropped: list[str] = []
     used = 0
-    for block in blocks:
+    for index, block in enumerate(blocks):
         prefix = SEPARATOR if kept else ""
         room = available - used
 
         def fits(candidate: str, prefix: str = prefix, room: int = room) -> bool:
             return count(prefix + candidate) <= room
 
-        cost = count(prefix + block.text)
-        if cost <= room:
-            kept.append(PackedBlock(block, block.text, cost, cut=False))
+        renderings = _renderings(block)
+        choice = None
+        for position, rendering in enumerate(renderings):
+            cost = count(prefix + rendering.text)
+            # Only the shortest rendering may spend the room held for later blocks.
+            limit = room if position == len(renderings) - 1 else room - held_after[index]
+            if cost <= limit:
+                choice = (rendering, cost)
+                break
+        if choice is not None:
+            rendering, cost = choice
+            kept.append(PackedBlock(block, rendering.text, cost, cut=False, label=rendering.label))
             used += cost
             continue
-        cut = _cut_to_fit(block.text, fits)
+        cut = _cut_to_fit(block.text, fits) if block.may_cut else None
         if cut is None:
             dropped.append(block.key)
             continue
         cost = count(prefix + cut)
-        kept.append(PackedBlock(block, cut, cost, cut=True))
+        kept.append(PackedBlock(block, cut, cost, cut=True, label=block.label))
         used += cost
     text = SEPARATOR.join(p.text for p in kept)
     # Joining can merge tokens across a boundary differently than the parts

@@ -155,8 +155,8 @@ def query(
     ranking
         ``signals`` (code-aware re-ranking) or ``plain`` (RRF of BM25 and vectors) [default: signals].
     context
-        ``fixed`` (top-k whole blocks) or ``adaptive`` (the scores decide how many hits and how much
-        of each) [default: fixed].
+        ``fixed`` (top-k hits) or ``adaptive`` (the scores decide how many hits) [default: fixed].
+        Either way a hit too long for the budget left is shown as its one-line reference.
     provider
         Must match the index's embedder; ``none`` searches lexically only.
     model

@@ -15,7 +15,6 @@ call. It reopens the store when the index file was replaced underneath it.
 from __future__ import annotations
 
 import datetime as dt
-import math
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ from greploom.core.errors import EmbedderError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.keys import node_identities
 from greploom.core.lexical import query_tokens
-from greploom.core.render import assemble_adaptive, assemble_context, render_json
+from greploom.core.render import Detail, assemble_context, render_json
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
@@ -88,10 +87,12 @@ def header_line(meta: Mapping[str, Any]) -> str:
             f" | adaptive: kept {meta['kept']} of {meta['candidates']} candidates "
             f"(effective {meta['effective']}, {meta['mass_left_out']:.0%} of weight left out)" + unknown
         )
+    # Hits too long for the budget left are shown as one-line references: say how many.
+    references = f" | as references: {meta['references']}" if meta.get("references") else ""
     return (
         f"# greploom: {what} | {meta['results']} results from {meta['hits']} hits | "
         f"{meta['tokens_used']}/{meta['budget']} tokens | truncated: "
-        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']} | "
+        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']}{references} | "
         f"embedder: {meta['embedder'] or 'none'} | index age: {meta['index_age']}{unknown}"
     )
 
@@ -197,7 +198,8 @@ class QueryEngine:
 
         ``ranking``: ``signals`` (code-aware re-ranking, the default) or ``plain``
         (RRF only). ``context``: ``adaptive`` (the score distribution decides how
-        many hits and how much of each) or ``fixed`` (top-k, whole blocks).
+        many hits) or ``fixed`` (top-k). Either way a hit too long for the budget
+        left is shown as a one-line reference; nodes asked for by key are cut instead.
         """
         config = self.config.with_overrides(
             budget=budget, top_k=top_k, depth=depth, ranking=ranking, context=context
@@ -239,10 +241,6 @@ class QueryEngine:
                     stored.prefetch(h.key for h in hits)
                     graph = stored
                 nodes = expand_hits([h.key for h in hits], graph, config.depth)
-            weights = {}
-            if selection is not None:
-                kept_weight = math.fsum(selection.weights[: selection.kept]) or 1.0
-                weights = {h.key: w / kept_weight for h, w in zip(hits, selection.weights, strict=False)}
             meta = self._metadata(
                 config=config,
                 text=text,
@@ -259,9 +257,7 @@ class QueryEngine:
                 effective=round(selection.effective, 2),
                 mass_left_out=round(selection.mass_left_out, 4),
             )
-        return self._pack(
-            config, nodes, hits, meta, include_source=include_source, weights=weights if selection else None
-        )
+        return self._pack(config, nodes, hits, meta, include_source=include_source, cut_hits=bool(node_ids))
 
     def _metadata(
         self,
@@ -312,13 +308,13 @@ class QueryEngine:
         meta: dict[str, Any],
         *,
         include_source: bool,
-        weights: Mapping[str, float] | None = None,
+        cut_hits: bool,
     ) -> QueryAnswer:
         # Reserve room for the header at its widest, pack, then count the emitted
         # whole; the header states its own token count, so settle that number
         # first, and widen the reserve in the rare case the whole ran over.
         worst = dict(meta, results=len(nodes), tokens_used=config.budget, truncated=True)
-        worst["dropped"] = len(nodes)
+        worst.update(dropped=len(nodes), references=len(nodes))
         reserve = self.count(header_line(worst) + "\n\n")
         if reserve >= config.budget:
             raise UsageError(
@@ -326,14 +322,14 @@ class QueryEngine:
                 f"({reserve} tokens); use a budget of at least {reserve + 100}"
             )
         while True:
-            if weights is not None:
-                packing, _ = assemble_adaptive(nodes, weights, config.budget, self.count, reserve)
-            else:
-                packing = assemble_context(nodes, config.budget, self.count, include_source, reserve)
+            packing = assemble_context(
+                nodes, config.budget, self.count, include_source, reserve, cut_hits=cut_hits
+            )
             meta.update(
                 results=len(packing.blocks),
                 truncated=packing.truncated,
                 dropped=packing.dropped,
+                references=sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
                 tokens_used=packing.tokens_used,
             )
             if not nodes:
