@@ -14,14 +14,16 @@ ever removed; signals only move candidates.
     x file    = 1 + FILE_COHERENCE * (other candidates from the same file, at most 4)
 
 then per-file saturation: past ``per_file`` results from one file, further
-ones from it move below every result from other files (kept, in order).
+ones from it move below every result from other files (kept, in order); a
+definition the query names is never moved (the symbol query ``Flask`` found
+class Flask at rank 46 when its file had three other hits).
 
 Laws (tests/properties/test_ranking.py): the output is a permutation of the
 input; a definition boost never lowers the defining node's score; a better
 backend rank never lowers a score; penalties never remove a result; the
 order does not depend on the order candidates are given in; saturation
 leaves no file with more than ``per_file`` of the top results while another
-file still has results waiting.
+file still has results waiting, named definitions aside.
 """
 
 from __future__ import annotations
@@ -216,6 +218,9 @@ def saturate(ranked: Sequence[Ranked], per_file: int = PER_FILE) -> tuple[Ranked
     first: list[Ranked] = []
     later: list[Ranked] = []
     for r in ranked:
+        if any(name == "definition" for name, _ in r.signals):
+            first.append(r)  # the definition a query names is never pushed down by its file's others
+            continue
         count = seen.get(r.candidate.file, 0)
         seen[r.candidate.file] = count + 1
         (first if count < per_file else later).append(r)
