@@ -7,9 +7,9 @@ Laws:
 2. The header names relationship, kind, name, file and line.
 3. The JSON envelope has one result per packed block, in packing order, with
    every documented field.
-4. In a search context a hit is never cut: shown whole when it fits, else as
-   its one-line header (a reference); nodes asked for by name are cut
-   instead. A graph neighbour is never cut either.
+4. In a search context a hit is never cut: shown whole when it fits, else
+   without its source, else as its one-line header (a reference); nodes
+   asked for by name are cut instead. A graph neighbour is never cut either.
 """
 
 from __future__ import annotations
@@ -113,5 +113,7 @@ def test_long_hits_become_references(items: list[ExpandedNode], budget: int, cut
         if packed.label == Detail.REFERENCE.value:
             assert node.relationship is Relationship.HIT and not cut_hits
             assert packed.text == whole.split("\n", 1)[0]
+        if packed.label == Detail.SUMMARY.value and node.source:
+            assert packed.text == render_block(node, include_source=False, via_name=None)
         if packed.cut:
             assert node.relationship is Relationship.HIT and cut_hits

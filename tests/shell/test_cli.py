@@ -84,14 +84,19 @@ def test_budget_is_never_exceeded(indexed: Path) -> None:
 
 
 def test_long_hits_are_shown_as_references(indexed: Path) -> None:
-    """A hit too long for what is left becomes its one-line reference, the header says how many,
-    and the hits after it still get their turn; a node asked for by key is cut instead."""
+    """A hit too long for what is left becomes its summary or one-line reference, the header
+    says how many, and the hits after it still get their turn; a node asked for by key is cut."""
     args = ("--db", indexed, "--include-source", "--budget", "400", "--top-k", "8")
     envelope = cli("query", "cart price discount", *args, "--format", "json").json()
     meta, results = envelope["metadata"], envelope["results"]
     references = [r for r in results if r["detail"] == "reference"]
-    assert references, "a 400-token budget cannot hold eight hits with source"
+    summaries = [
+        r for r in results if r["detail"] == "summary" and r["relationship"] == "hit" and r["source"]
+    ]
+    assert references and summaries, "a 400-token budget cannot hold eight hits with source"
     assert meta["references"] == len(references)
+    for r in summaries:
+        assert r["text"].startswith(f"## hit: {r['kind']} {r['qualname']} ") and "```" not in r["text"]
     for r in references:
         assert r["relationship"] == "hit" and not r["cut"]
         assert r["text"] == f"## hit: {r['kind']} {r['qualname']} ({r['file']}:{r['line']})"
@@ -99,7 +104,8 @@ def test_long_hits_are_shown_as_references(indexed: Path) -> None:
     assert len(hits) == meta["hits"] and not any(r["cut"] for r in hits)
     assert any(r["detail"] == "full" for r in hits)
     header = cli("query", "cart price discount", *args).out.split("\n", 1)[0]
-    assert f"| as references: {len(references)} |" in header
+    assert f"| shortened: {meta['shortened']} ({len(references)} to references) |" in header
+    assert meta["shortened"] >= len(references) + len(summaries)
     key = "class:shop/cart.py:Cart"
     node = cli(
         "query", "--node", key, "--db", indexed, "--include-source", "--budget", "120", "--format", "json"

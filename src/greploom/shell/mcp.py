@@ -45,8 +45,10 @@ get_node_context with keys from a previous result (the `key` field, e.g.
 function:pkg/mod.py:Class.method) to see a node and its callers and callees; call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid, or
 lexical-only when no embedder answered), embedder, tokens used / budget, whether a block was
-truncated, how many were dropped, and how old the index is. Raise `budget` when blocks were
-dropped and you need them; lower `top_k` for a sharper answer."""
+truncated, how many were dropped, how many were shortened (shown without source or as a
+one-line reference because the budget ran short: each result's `detail` says which), and how
+old the index is. Pass a shortened hit's `key` to get_node_context for the whole block; raise
+`budget` when blocks were dropped and you need them; lower `top_k` for a sharper answer."""
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -87,12 +87,15 @@ def header_line(meta: Mapping[str, Any]) -> str:
             f" | adaptive: kept {meta['kept']} of {meta['candidates']} candidates "
             f"(effective {meta['effective']}, {meta['mass_left_out']:.0%} of weight left out)" + unknown
         )
-    # Hits too long for the budget left are shown as one-line references: say how many.
-    references = f" | as references: {meta['references']}" if meta.get("references") else ""
+    # Blocks too long for the budget left are shown shorter (a hit as its summary or
+    # its one-line reference, a neighbour without source): say how many.
+    shortened = ""
+    if meta.get("shortened"):
+        shortened = f" | shortened: {meta['shortened']} ({meta['references']} to references)"
     return (
         f"# greploom: {what} | {meta['results']} results from {meta['hits']} hits | "
         f"{meta['tokens_used']}/{meta['budget']} tokens | truncated: "
-        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']}{references} | "
+        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']}{shortened} | "
         f"embedder: {meta['embedder'] or 'none'} | index age: {meta['index_age']}{unknown}"
     )
 
@@ -314,7 +317,7 @@ class QueryEngine:
         # whole; the header states its own token count, so settle that number
         # first, and widen the reserve in the rare case the whole ran over.
         worst = dict(meta, results=len(nodes), tokens_used=config.budget, truncated=True)
-        worst.update(dropped=len(nodes), references=len(nodes))
+        worst.update(dropped=len(nodes), shortened=len(nodes), references=len(nodes))
         reserve = self.count(header_line(worst) + "\n\n")
         if reserve >= config.budget:
             raise UsageError(
@@ -329,6 +332,7 @@ class QueryEngine:
                 results=len(packing.blocks),
                 truncated=packing.truncated,
                 dropped=packing.dropped,
+                shortened=sum(p.label != p.block.label and not p.cut for p in packing.blocks),
                 references=sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
                 tokens_used=packing.tokens_used,
             )
