@@ -4,8 +4,8 @@ Blocks arrive in relevance order and are considered once each, in that order:
 
 - a block that fits whole is kept whole;
 - otherwise its first fallback rendering that fits whole is kept (a block
-  may offer shorter renderings of itself: a search hit its one-line
-  reference, a graph neighbour its summary without source); room for the
+  may offer shorter renderings of itself: a search hit its summary without
+  source, then its one-line reference; a graph neighbour its summary); room for the
   shortest rendering of every *reserved* block still to come is held back
   from all but a block's shortest rendering, so ten hits all get at least
   their reference before any gets its source;

@@ -156,7 +156,8 @@ def query(
         ``signals`` (code-aware re-ranking) or ``plain`` (RRF of BM25 and vectors) [default: signals].
     context
         ``fixed`` (top-k hits) or ``adaptive`` (the scores decide how many hits) [default: fixed].
-        Either way a hit too long for the budget left is shown as its one-line reference.
+        Either way a hit too long for the budget left is shown shorter: its summary, else its
+        one-line reference (the header counts them).
     provider
         Must match the index's embedder; ``none`` searches lexically only.
     model

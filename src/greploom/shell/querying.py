@@ -202,7 +202,8 @@ class QueryEngine:
         ``ranking``: ``signals`` (code-aware re-ranking, the default) or ``plain``
         (RRF only). ``context``: ``adaptive`` (the score distribution decides how
         many hits) or ``fixed`` (top-k). Either way a hit too long for the budget
-        left is shown as a one-line reference; nodes asked for by key are cut instead.
+        left is shown shorter (its summary, else its one-line reference); nodes
+        asked for by key are cut instead.
         """
         config = self.config.with_overrides(
             budget=budget, top_k=top_k, depth=depth, ranking=ranking, context=context
