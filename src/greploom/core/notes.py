@@ -25,6 +25,10 @@ from __future__ import annotations
 import re
 
 NOTES_CHARS = 300  # bound on the notes embedded per definition (the model reads 256 word pieces)
+# Only the start of a body is scanned: the notes come from its first few hundred
+# characters of prose anyway, and an unclosed ``/*`` repeated through a huge
+# hand-made source would otherwise cost time quadratic in its length.
+SCAN_CHARS = 10_000
 
 _PY_SCAN = re.compile(
     r"""(?P<str>[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))"""
@@ -77,7 +81,7 @@ def body_notes(source: str, file: str, limit: int = NOTES_CHARS) -> tuple[str, .
     notes: list[str] = []
     seen: set[str] = set()
     used = 0
-    for match in scanner.finditer(source):
+    for match in scanner.finditer(source[:SCAN_CHARS]):
         raw = match.group("str")
         text = _clean(_unquote(raw) if raw is not None else _comment_text(match.group("comment")))
         if not text or text in seen or not _prose(text):
