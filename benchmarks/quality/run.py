@@ -11,7 +11,7 @@ queries/<corpus>.json in each mode:
 
   bm25        plain BM25 over code chunks (FTS5 defaults over qualname + source): the baseline
   lexical     greploom's BM25 only (identifier-aware, porter-stemmed, weighted columns)
-  vector      all-MiniLM-L6-v2 cosine only
+  vector      cosine similarity with the bundled model only
   hybrid      RRF of both (k=60, 2 x top-k each)
   signals     hybrid + code-aware ranking signals (greploom.core.ranking)
   adaptive    signals + query-adaptive context (greploom.core.adaptive)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from greploom.shell.embed_local import LOCAL_MODEL
 from tests.cli_helpers import cli, cli_process
 
 
@@ -24,7 +25,7 @@ def test_index_prints_a_summary_line(pyshop_cpg: Path, tmp_path: Path) -> None:
     run = cli("index", pyshop_cpg, "--db", tmp_path / "i.db")
     assert run.code == 0
     assert run.out.startswith("indexed 19 nodes: 19 embedded, 0 unchanged, 0 re-pointed, 0 deleted, 0 failed")
-    assert "local:all-MiniLM-L6-v2-int8" in run.out
+    assert f"local:{LOCAL_MODEL}" in run.out
 
 
 def test_query_context_answers_a_question(indexed: Path) -> None:
@@ -33,7 +34,7 @@ def test_query_context_answers_a_question(indexed: Path) -> None:
     assert run.code == 0, run.err
     header, body = run.out.split("\n\n", 1)
     assert header.startswith("# greploom: hybrid search | ")
-    assert "/8192 tokens | truncated: no | dropped: 0 | embedder: local:all-MiniLM-L6-v2-int8" in header
+    assert f"/8192 tokens | truncated: no | dropped: 0 | embedder: local:{LOCAL_MODEL}" in header
     assert body.startswith("## hit: function shop.net.backoff_delay (shop/net.py:8)")
     assert "Compute the retry backoff delay for an attempt number." in body
 
@@ -44,7 +45,7 @@ def test_query_json_envelope(indexed: Path) -> None:
     envelope = run.json()
     meta = envelope["metadata"]
     assert meta["search_mode"] == "hybrid"
-    assert meta["embedder"] == "local:all-MiniLM-L6-v2-int8"
+    assert meta["embedder"] == f"local:{LOCAL_MODEL}"
     assert meta["budget"] == 400 and 0 < meta["tokens_used"] <= 400
     assert {
         "truncated",
@@ -154,7 +155,7 @@ def test_status(indexed: Path) -> None:
     """status shows counts, embedder, tier and CPG without changing anything."""
     info = cli("status", "--db", indexed, "--format", "json").json()
     assert info["nodes"] == 19 and info["vectors"] == 19 and info["functions"] == 12
-    assert info["embedder"] == "local:all-MiniLM-L6-v2-int8" and info["tier"] == "enhanced"
+    assert info["embedder"] == f"local:{LOCAL_MODEL}" and info["tier"] == "enhanced"
 
 
 def test_lexical_only_index(pyshop_cpg: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from greploom.shell import embed_http
+from greploom.shell.embed_local import LOCAL_MODEL
 from tests.cli_helpers import GREPLOOM, cli
 from tests.embed_server import Faults, embedding_server
 
@@ -96,7 +97,7 @@ def test_embedder_mismatch_is_refused(pyshop_cpg: Path, tmp_path: Path) -> None:
     assert cli("index", pyshop_cpg, "--db", db).code == 0
     run = cli("query", "x", "--db", db, "--provider", "ollama")
     assert (
-        run.code == 5 and "embedded with local:all-MiniLM-L6-v2-int8, not ollama:nomic-embed-text" in run.err
+        run.code == 5 and f"embedded with local:{LOCAL_MODEL}, not ollama:nomic-embed-text" in run.err
     )
     assert cli("query", "x", "--db", db, "--provider", "local").code == 0
     env_run = cli("query", "x", "--db", db, env={"GREPLOOM_PROVIDER": "openai"})
@@ -104,10 +105,31 @@ def test_embedder_mismatch_is_refused(pyshop_cpg: Path, tmp_path: Path) -> None:
     with embedding_server() as (url, _):
         refused = cli("index", pyshop_cpg, "--db", db, "--provider", "ollama", "--ollama-url", url)
         assert refused.code == 5 and "pass --force" in refused.err
-        assert _status(db)["embedder"] == "local:all-MiniLM-L6-v2-int8"
+        assert _status(db)["embedder"] == f"local:{LOCAL_MODEL}"
         forced = cli("index", pyshop_cpg, "--db", db, "--provider", "ollama", "--ollama-url", url, "--force")
         assert forced.code == 0, forced.err
         assert _status(db)["dimension"] == 16 and _status(db)["vectors"] == 19
+
+
+def test_index_of_a_retired_bundled_model(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """An index embedded with the model an earlier greploom shipped: queries say to re-index,
+    a plain re-index says --force, and --force re-embeds it with today's model."""
+    import apsw
+
+    db = tmp_path / "old.db"
+    assert cli("index", pyshop_cpg, "--db", db).code == 0
+    with apsw.Connection(str(db)) as conn:  # what 0.x before the code-tuned model recorded
+        conn.execute("UPDATE meta SET value = 'all-MiniLM-L6-v2-int8' WHERE key = 'embedder_model'")
+    run = cli("query", "backoff", "--db", db)
+    assert run.code == 5 and "no longer ships" in run.err and "--force" in run.err
+    assert run.err.count("\n") == 1
+    refused = cli("index", pyshop_cpg, "--db", db)
+    assert refused.code == 5 and "--force" in refused.err
+    assert cli("query", "backoff", "--db", db).code == 5  # still the old index, untouched
+    forced = cli("index", pyshop_cpg, "--db", db, "--force")
+    assert forced.code == 0, forced.err
+    assert _status(db)["embedder"] == f"local:{LOCAL_MODEL}"
+    assert cli("query", "backoff", "--db", db).code == 0
 
 
 def test_second_index_run_is_told_the_index_is_busy(pyshop_cpg: Path, tmp_path: Path) -> None:

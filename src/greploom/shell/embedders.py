@@ -5,7 +5,7 @@ from __future__ import annotations
 from greploom.core.errors import EmbedderError, UsageError
 from greploom.shell.config import DEFAULT_OLLAMA_URL, GrepLoomConfig
 from greploom.shell.embed_http import OllamaEmbedder, OpenAIEmbedder
-from greploom.shell.embed_local import LOCAL_MODEL, LocalEmbedder
+from greploom.shell.embed_local import LOCAL_MODEL, RETIRED_LOCAL_MODELS, LocalEmbedder
 from greploom.shell.ports import Embedder, EmbedderIdentity
 
 DEFAULT_MODELS = {
@@ -26,6 +26,11 @@ def make_embedder(
     if provider == "none":
         return None
     if provider == "local":
+        if model in RETIRED_LOCAL_MODELS:
+            raise EmbedderError(
+                f"this index was embedded with local:{model}, which this greploom no longer ships "
+                f"(it ships local:{LOCAL_MODEL}); re-index with `greploom index PATH --db ... --force`"
+            )
         if model not in (None, LOCAL_MODEL) and not (model or "").startswith(
             "custom:"
         ):  # custom: a model dir

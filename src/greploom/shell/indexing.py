@@ -31,6 +31,7 @@ from greploom.core.plan import plan_reindex
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import GrepLoomConfig
+from greploom.shell.embed_local import LOCAL_MODEL, RETIRED_LOCAL_MODELS
 from greploom.shell.embedders import make_embedder
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
@@ -243,6 +244,8 @@ def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: 
     provider = config.provider or embedder_was or "local"
     same_provider = recorded is not None and recorded.provider == provider
     model = config.model or (recorded.model if same_provider and recorded else None)
+    if provider == "local" and model in RETIRED_LOCAL_MODELS and force:
+        model = None  # --force re-embeds an index of a retired bundled model with today's
     embedder = make_embedder(config, provider, model, meta.get("embedder_url") if same_provider else None)
     wanted = embedder.identity.describe() if embedder else "none (lexical only)"
     had = recorded.describe() if recorded else "none (lexical only)"
@@ -289,6 +292,11 @@ def _run_meta(
     }
 
 
+def _local_model_name(config: GrepLoomConfig) -> str:
+    """The model name the local embedder would record: the bundled model, or a model dir's."""
+    return f"custom:{config.local_model_dir.name}" if config.local_model_dir else LOCAL_MODEL
+
+
 def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force: bool) -> IndexResult | None:
     """The result of a run that has nothing to do, or None when there may be work.
 
@@ -313,6 +321,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
             and meta.get("hash_version") == HASH_VERSION
             and (config.provider is None or config.provider == provider)
             and (config.model is None or config.model == meta.get("embedder_model"))
+            and (provider != "local" or meta.get("embedder_model") == _local_model_name(config))
             and store.counts()["pending"] == 0
         )
         if not same:

@@ -1,0 +1,142 @@
+"""Mine (docstring sentence, undocumented embedded text) pairs from packages outside the harness.
+
+    python tools/finetune/mine_pairs.py WORKDIR
+
+Downloads pinned wheels, builds each package's CPG with treeloom, and for
+every documented, non-test definition writes the first sentence of its
+docstring (the query) and the text greploom embeds for it once every
+docstring is removed from the CPG (the document) to WORKDIR/pairs.json.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+from benchmarks.quality.make_queries import first_sentence  # noqa: E402
+
+from greploom.core.cpg import CpgGraph  # noqa: E402
+from greploom.core.keys import node_identities  # noqa: E402
+from greploom.core.ranking import path_category  # noqa: E402
+from greploom.core.summary import Tier, docstring, docstring_node, summarize_node  # noqa: E402
+from greploom.shell.serde import load_cpg  # noqa: E402
+from greploom.shell.treeloom import build_cpg_with_treeloom  # noqa: E402
+
+# None of these is a code base of the quality harness (requests, click, flask, attrs, httpx, commander).
+PACKAGES = [
+    "jinja2==3.1.4",
+    "werkzeug==3.0.6",
+    "itsdangerous==2.2.0",
+    "urllib3==2.2.3",
+    "idna==3.10",
+    "rich==13.9.4",
+    "packaging==24.2",
+    "pluggy==1.5.0",
+    "marshmallow==3.23.1",
+    "h11==0.14.0",
+    "anyio==4.6.2",
+    "starlette==0.41.3",
+    "typer==0.13.1",
+    "tqdm==4.67.1",
+    "more-itertools==10.5.0",
+    "pyparsing==3.2.0",
+    "python-dateutil==2.9.0",
+    "tenacity==9.0.0",
+    "structlog==24.4.0",
+    "cachetools==5.5.0",
+    "tabulate==0.9.0",
+    "humanize==4.11.0",
+    "arrow==1.3.0",
+    "beautifulsoup4==4.12.3",
+    "jsonschema==4.23.0",
+    "invoke==2.2.0",
+    "markdown==3.7",
+    "mistune==3.0.2",
+    "bleach==6.2.0",
+    "wrapt==1.17.0",
+    "decorator==5.1.1",
+    "toolz==1.0.0",
+    "boltons==24.1.0",
+    "sortedcontainers==2.4.0",
+    "cattrs==24.1.2",
+    "pyflakes==3.2.0",
+    "pycodestyle==2.12.1",
+    "networkx==3.4.2",
+]
+
+
+def withheld(raw: dict[str, Any], graph: CpgGraph) -> tuple[dict[str, Any], dict[str, str]]:
+    """The CPG with every docstring removed, and each documented definition's first sentence."""
+    sentences: dict[str, str] = {}
+    drop: set[str] = set()
+    strip: dict[str, str] = {}
+    for ident in node_identities(graph):
+        node = graph.node(ident.node_id)
+        literal = docstring_node(graph, node) if node is not None else None
+        if node is None or literal is None:
+            continue
+        drop.add(literal.id)
+        raw_value = literal.attr("raw_value")
+        if isinstance(raw_value, str):
+            strip[ident.node_id] = raw_value
+        doc = docstring(graph, node)
+        if doc and path_category(ident.file) is None and not ident.name.startswith("__"):
+            sentence = first_sentence(doc)
+            if len(sentence.split()) >= 4:
+                sentences[ident.node_id] = sentence
+    out = dict(raw)
+    out["nodes"] = [n for n in raw["nodes"] if n["id"] not in drop]
+    for n in out["nodes"]:
+        if n["id"] in strip and isinstance(n["attrs"].get("source_text"), str):
+            n["attrs"]["source_text"] = n["attrs"]["source_text"].replace(strip[n["id"]], "", 1)
+    out["edges"] = [e for e in raw["edges"] if e["source"] not in drop and e["target"] not in drop]
+    return out, sentences
+
+
+def main() -> int:
+    work = Path(sys.argv[1])
+    (work / "dl").mkdir(parents=True, exist_ok=True)
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:"]
+    subprocess.run([*pip, "-d", str(work / "dl"), *PACKAGES], check=True)
+    pairs = []
+    for wheel in sorted((work / "dl").glob("*.whl")):
+        name = wheel.name.split("-")[0].lower()
+        src = work / "src" / name
+        if not src.exists():
+            zipfile.ZipFile(wheel).extractall(src)
+        for package in sorted(
+            p for p in src.iterdir() if p.is_dir() and not p.name.endswith((".dist-info", ".data"))
+        ):
+            cpg = work / "cpg" / f"{name}__{package.name}.json"
+            if not cpg.exists():
+                build_cpg_with_treeloom(package, cpg)
+            raw = json.loads(cpg.read_text())
+            stripped, sentences = withheld(raw, CpgGraph(load_cpg(cpg)))
+            tmp = work / "withheld.json"
+            tmp.write_text(json.dumps(stripped))
+            graph = CpgGraph(load_cpg(tmp))
+            idents = node_identities(graph)
+            qualnames = {i.node_id: i.qualname for i in idents}
+            for ident in idents:
+                node = graph.node(ident.node_id)
+                if ident.node_id in sentences and node is not None:
+                    text = summarize_node(graph, node, qualnames, Tier.ENHANCED).embed_text
+                    pairs.append(
+                        {"package": name, "key": ident.key, "query": sentences[ident.node_id], "doc": text}
+                    )
+            print(name, package.name, len(sentences), file=sys.stderr)
+    (work / "pairs.json").write_text(json.dumps(pairs))
+    print(f"{len(pairs)} pairs -> {work / 'pairs.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
