@@ -54,6 +54,32 @@ def test_enhanced_summary_of_a_function(pyshop_cpg: Path) -> None:
     assert summaries["function:shop/cart.py:Cart.size"] == ("def size()\ndecorators: @property\ncalls: len")
 
 
+def test_embedded_text_carries_words_and_notes(pyshop_cpg: Path) -> None:
+    """The model reads a name as words; an undocumented body's comment stands in for a docstring,
+    and readers see neither line."""
+    graph = CpgGraph(load_cpg(pyshop_cpg))
+    idents = {i.key: i for i in node_identities(graph)}
+    qualnames = {i.node_id: i.qualname for i in idents.values()}
+
+    def summary(key: str) -> tuple[str, str]:
+        node = graph.node(idents[key].node_id)
+        assert node is not None
+        s = summarize_node(graph, node, qualnames, Tier.ENHANCED)
+        return s.text, s.embed_text
+
+    text, embedded = summary("function:shop/net.py:post_json")
+    assert embedded == (
+        "shop.net.post_json (shop/net.py)\n"
+        "def post_json(url, payload)\n"
+        "words: shop net post json\n"
+        "notes: the test server accepts every order"
+    )
+    assert text == "def post_json(url, payload)"
+    text, embedded = summary("function:shop/net.py:backoff_delay")
+    assert "words: shop net backoff delay" in embedded and "notes:" not in embedded
+    assert "words:" not in text
+
+
 def test_enhanced_summary_of_class_and_module(pyshop_cpg: Path) -> None:
     """Classes list bases and methods; modules their docstring, definitions and imports."""
     summaries, _ = _index(pyshop_cpg)
