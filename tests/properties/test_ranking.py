@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from greploom.core.ranking import (
     Candidate,
     QueryKind,
-    Ranked,
     path_category,
     query_kind,
     rank_candidates,
@@ -103,10 +102,6 @@ def test_input_order_does_not_matter(query: str, pool: list[Candidate], rnd: obj
     ]
 
 
-def names_it(r: Ranked) -> bool:
-    return any(name == "definition" for name, _ in r.signals)
-
-
 @given(queries, pools, st.integers(1, 4))
 def test_saturation_spreads_files(query: str, pool: list[Candidate], per_file: int) -> None:
     """One file cannot flood the top results while others wait; but ``Flask`` still finds
@@ -116,7 +111,7 @@ def test_saturation_spreads_files(query: str, pool: list[Candidate], per_file: i
     counts: dict[str, int] = {}
     prefix = []
     for r in spread:
-        if not names_it(r):
+        if not r.named:
             counts[r.candidate.file] = counts.get(r.candidate.file, 0) + 1
             if counts[r.candidate.file] > per_file:
                 break
@@ -124,7 +119,7 @@ def test_saturation_spreads_files(query: str, pool: list[Candidate], per_file: i
     demoted = [r for r in ranked if r not in prefix]
     assert list(spread[len(prefix) :]) == demoted
     for r in spread:
-        if names_it(r):
+        if r.named:
             assert spread.index(r) <= ranked.index(r)
 
 

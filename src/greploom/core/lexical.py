@@ -81,6 +81,11 @@ STOPWORDS = frozenset(
 )
 
 
+def word_pieces(text: str) -> tuple[str, ...]:
+    """The camelCase/snake_case/dotted pieces of a text, lower-cased, in order (no wholes)."""
+    return tuple(p.lower() for p in _CAMEL.findall(text))
+
+
 def identifier_parts(word: str) -> tuple[str, ...]:
     """The parts of one identifier, lower-cased: dotted, then snake, then camel pieces."""
     parts: list[str] = []

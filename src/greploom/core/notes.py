@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from greploom.core.lexical import word_pieces
+
 NOTES_CHARS = 300  # bound on the notes embedded per definition (the model reads 256 word pieces)
 # Only the start of a body is scanned: the notes come from its first few hundred
 # characters of prose anyway, and an unclosed ``/*`` repeated through a huge
@@ -44,8 +46,6 @@ _PRAGMA = re.compile(
     re.IGNORECASE,
 )
 _WORDISH = re.compile(r"[A-Za-z]{2,}")
-_PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
-_PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def _clean(text: str) -> str:
@@ -71,13 +71,13 @@ def _prose(text: str) -> bool:
     return len(_WORDISH.findall(text)) >= 2 and not _PRAGMA.match(text)
 
 
-def body_notes(source: str, file: str, limit: int = NOTES_CHARS) -> tuple[str, ...]:
+def body_notes(source: str, *, python: bool, limit: int = NOTES_CHARS) -> tuple[str, ...]:
     """Comments and prose string literals of ``source``, in order, within ``limit`` characters.
 
     Repeats are said once. The note that reaches the bound is cut at a word
     boundary and ends the notes.
     """
-    scanner = _PY_SCAN if file.endswith(_PYTHON_SUFFIXES) else _C_SCAN
+    scanner = _PY_SCAN if python else _C_SCAN
     notes: list[str] = []
     seen: set[str] = set()
     used = 0
@@ -100,4 +100,4 @@ def body_notes(source: str, file: str, limit: int = NOTES_CHARS) -> tuple[str, .
 
 def identifier_words(qualname: str) -> tuple[str, ...]:
     """The words of a qualified name: ``Session.resolve_redirects`` -> session, resolve, redirects."""
-    return tuple(p.lower() for p in _PIECE.findall(qualname))
+    return word_pieces(qualname)

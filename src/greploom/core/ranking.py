@@ -95,6 +95,11 @@ class Ranked:
     score: float
     signals: tuple[tuple[str, float], ...]
 
+    @property
+    def named(self) -> bool:
+        """Whether the query names this definition outright (it got the definition boost)."""
+        return any(name == "definition" for name, _ in self.signals)
+
 
 def query_kind(text: str) -> QueryKind:
     """Symbol-like: one token that looks like an identifier, dotted path or call."""
@@ -218,7 +223,7 @@ def saturate(ranked: Sequence[Ranked], per_file: int = PER_FILE) -> tuple[Ranked
     first: list[Ranked] = []
     later: list[Ranked] = []
     for r in ranked:
-        if any(name == "definition" for name, _ in r.signals):
+        if r.named:
             first.append(r)  # the definition a query names is never pushed down by its file's others
             continue
         count = seen.get(r.candidate.file, 0)

@@ -223,7 +223,7 @@ def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str],
     evidence = ["words: " + " ".join(identifier_words(qualname))]
     source = node.attr("source_text")
     if isinstance(source, str) and not doc:
-        notes = body_notes(source, node.file)
+        notes = body_notes(source, python=is_python(node.file))
         if notes:
             evidence.append("notes: " + "; ".join(notes))
     embed_text = "\n".join([head, sig, *about, *evidence, *structure])

@@ -42,6 +42,11 @@ MAX_BATCH_PIECES = 2048
 MAX_BATCH_TEXTS = 64
 
 
+def local_model_name(model_dir: Path | None) -> str:
+    """The model name an index records for the local embedder: the bundled one, or a model dir's."""
+    return LOCAL_MODEL if model_dir is None else f"custom:{model_dir.name}"
+
+
 class LocalEmbedder:
     """The bundled model (or a model dir's) on onnxruntime; thread-safe, loaded lazily on first use."""
 
@@ -51,8 +56,8 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
-        name = LOCAL_MODEL if model_dir is None else f"custom:{model_dir.name}"
-        self._identity = EmbedderIdentity("local", name, LOCAL_DIMENSION if model_dir is None else 0)
+        dimension = LOCAL_DIMENSION if model_dir is None else 0
+        self._identity = EmbedderIdentity("local", local_model_name(model_dir), dimension)
 
     @property
     def identity(self) -> EmbedderIdentity:

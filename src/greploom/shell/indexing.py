@@ -31,7 +31,7 @@ from greploom.core.plan import plan_reindex
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import GrepLoomConfig
-from greploom.shell.embed_local import LOCAL_MODEL, RETIRED_LOCAL_MODELS
+from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import make_embedder
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
@@ -243,9 +243,10 @@ def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: 
     embedder_was = meta.get("embedder_provider")
     provider = config.provider or embedder_was or "local"
     same_provider = recorded is not None and recorded.provider == provider
-    model = config.model or (recorded.model if same_provider and recorded else None)
-    if provider == "local" and model in RETIRED_LOCAL_MODELS and force:
-        model = None  # --force re-embeds an index of a retired bundled model with today's
+    # A local index's recorded model name selects nothing (the bundled model or
+    # GREPLOOM_LOCAL_MODEL_DIR does); the identity check below catches a change.
+    recorded_model = recorded.model if same_provider and recorded and provider != "local" else None
+    model = config.model or recorded_model
     embedder = make_embedder(config, provider, model, meta.get("embedder_url") if same_provider else None)
     wanted = embedder.identity.describe() if embedder else "none (lexical only)"
     had = recorded.describe() if recorded else "none (lexical only)"
@@ -292,11 +293,6 @@ def _run_meta(
     }
 
 
-def _local_model_name(config: GrepLoomConfig) -> str:
-    """The model name the local embedder would record: the bundled model, or a model dir's."""
-    return f"custom:{config.local_model_dir.name}" if config.local_model_dir else LOCAL_MODEL
-
-
 def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force: bool) -> IndexResult | None:
     """The result of a run that has nothing to do, or None when there may be work.
 
@@ -313,6 +309,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
     try:
         meta = store.meta()
         provider = meta.get("embedder_provider", "")
+        local_model = local_model_name(config.local_model_dir)
         same = (
             meta.get("cpg_digest") == digest
             and meta.get("tier") == config.tier.value
@@ -321,7 +318,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
             and meta.get("hash_version") == HASH_VERSION
             and (config.provider is None or config.provider == provider)
             and (config.model is None or config.model == meta.get("embedder_model"))
-            and (provider != "local" or meta.get("embedder_model") == _local_model_name(config))
+            and (provider != "local" or meta.get("embedder_model") == local_model)
             and store.counts()["pending"] == 0
         )
         if not same:
