@@ -55,7 +55,8 @@ from greploom.shell.embed_local import LocalEmbedder
 from greploom.shell.indexing import run_index
 from greploom.shell.search import CANDIDATES, ranked_search
 from greploom.shell.serde import load_cpg
-from greploom.shell.store import IndexStore, StoreGraph
+from greploom.shell.store import IndexStore
+from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
 
 HERE = Path(__file__).resolve().parent

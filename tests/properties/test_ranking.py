@@ -10,18 +10,30 @@ Laws:
 5. Saturation: among the results before the first demoted one, no file has
    more than ``per_file`` (not counting definitions the query names, which
    are never demoted); demoted results keep their relative order.
-6. Non-product code (tests, examples, vendored...) never outranks the same
-   candidate placed in product code, unless the query asks for it.
+6. Non-product code (tests, examples, vendored, type stubs...) never
+   outranks the same candidate placed in product code, unless the query asks
+   for it.
+7. A definition is named by its name and by its qualified name (or a dotted
+   suffix of it), as written or all in lower case; a symbol with a capital
+   names only definitions in that case (smart case). Sentence punctuation is
+   never part of a named symbol, and a question names only words written
+   like identifiers. The name lookup keeps exactly the definitions some
+   symbol names, whole qualified names first, shallower ones next.
 """
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.ranking import (
     Candidate,
     QueryKind,
+    matches_symbol,
+    named_symbols,
+    names_definition,
+    order_named,
     path_category,
     query_kind,
     rank_candidates,
@@ -48,6 +60,7 @@ candidates = st.builds(
     file=files,
     lexical_rank=st.integers(0, 30),
     vector_rank=st.integers(0, 30),
+    symbol_rank=st.integers(0, 30),
 )
 pools = st.lists(candidates, max_size=12, unique_by=lambda c: c.key)
 queries = st.sampled_from(
@@ -84,11 +97,14 @@ def test_definition_boost_never_lowers(name: str, file: str, lex: int, vec: int)
         assert boosted.score > score_candidate(name, other).score
 
 
-@given(queries, candidates, st.integers(1, 29))
-def test_better_rank_never_lowers(query: str, candidate: Candidate, better: int) -> None:
-    """Moving up in a backend's list moves the score up or leaves it."""
-    worse = Candidate(candidate.key, candidate.name, candidate.qualname, candidate.file, better + 1, 0)
-    improved = Candidate(candidate.key, candidate.name, candidate.qualname, candidate.file, better, 0)
+backends = st.sampled_from(("lexical_rank", "vector_rank", "symbol_rank"))
+
+
+@given(queries, candidates, st.integers(1, 29), backends)
+def test_better_rank_never_lowers(query: str, candidate: Candidate, better: int, backend: str) -> None:
+    """Moving up in a backend's list (BM25, vectors, the name lookup) moves the score up or leaves it."""
+    worse = attrs.evolve(candidate, **{backend: better + 1})
+    improved = attrs.evolve(candidate, **{backend: better})
     assert score_candidate(query, improved).score >= score_candidate(query, worse).score
 
 
@@ -148,3 +164,68 @@ def test_penalties_demote_but_do_not_remove(query: str, candidate: Candidate) ->
         assert b >= a * 0.999 or b == a
     else:
         assert b <= a
+
+
+identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+
+
+@given(st.lists(identifiers, min_size=1, max_size=4), st.sampled_from(("", "pkg.", "a.b.")))
+def test_a_definition_is_named_by_its_names(path: list[str], prefix: str) -> None:
+    """Its name, its qualified name and any dotted suffix, as written or in lower case."""
+    name, qualname = path[-1], prefix + ".".join(path)
+    for i in range(len(path)):
+        suffix = ".".join(path[i:])
+        for written in (suffix, suffix.lower()):
+            (symbol,) = named_symbols(written)
+            assert matches_symbol(symbol, name, qualname)
+    assert names_definition(qualname, Candidate("k", name, qualname, "pkg/mod.py"))
+
+
+@given(identifiers, identifiers, identifiers)
+def test_a_capital_asks_for_its_case(symbol: str, name: str, qualname: str) -> None:
+    """Smart case: a symbol with a capital matches only where its case matches."""
+    if matches_symbol(symbol, name, qualname) and any(c.isupper() for c in symbol):
+        assert symbol in (name, qualname) or qualname.endswith("." + symbol)
+
+
+@given(identifiers, st.sampled_from((".", ":", "...", "()")), st.sampled_from(("how does {} work", "{}")))
+def test_punctuation_is_not_part_of_a_symbol(word: str, punctuation: str, template: str) -> None:
+    """``parse_url.`` at the end of a sentence names ``parse_url``; plain words in a question name
+    nothing, while a call such as ``send()`` does."""
+    query = template.format(word + punctuation)
+    for symbol in named_symbols(query):
+        assert symbol == word.strip(".")
+    if template != "{}" and punctuation != "()" and "_" not in word and word == word.lower():
+        assert named_symbols(query) == ()
+
+
+def test_stubs_are_not_product_code() -> None:
+    """Type stubs and declaration files describe code that lives elsewhere."""
+    for path in ("attr/__init__.pyi", "types/index.d.ts", "lib/mod.d.mts"):
+        assert path_category(path) == "stub"
+    for path in ("attr/_make.py", "lib/index.ts", "src/pyi_tools.py"):
+        assert path_category(path) != "stub"
+
+
+rows = st.lists(
+    st.tuples(st.lists(identifiers, min_size=1, max_size=3), st.sampled_from(("", "pkg."))).map(
+        lambda t: (t[1] + ".".join(t[0]), t[0][-1])
+    ),
+    max_size=8,
+).map(lambda qs: [(f"k{i}", name, qual) for i, (qual, name) in enumerate(qs)])
+
+
+@given(st.lists(identifiers, min_size=1, max_size=2).map(".".join).map(lambda s: (s,)), rows)
+def test_the_name_lookup_keeps_what_is_named(
+    symbols: tuple[str, ...], table: list[tuple[str, str, str]]
+) -> None:
+    """Exactly the named rows, each once; a whole qualified name never after a mere suffix."""
+    ordered = order_named(symbols, table)
+    named = {k for k, name, qual in table if any(matches_symbol(s, name, qual) for s in symbols)}
+    assert sorted(ordered) == sorted(named)
+    quals = {k: qual for k, _, qual in table}
+    whole = [
+        any(matches_symbol(s, "", quals[k]) and quals[k].count(".") == s.count(".") for s in symbols)
+        for k in ordered
+    ]
+    assert whole == sorted(whole, reverse=True)

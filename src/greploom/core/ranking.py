@@ -5,12 +5,16 @@ query text. Output: every candidate, re-scored and re-ordered. Nothing is
 ever removed; signals only move candidates.
 
     base      = w_lex / (k + lexical_rank) + w_vec / (k + vector_rank)
-                (w from the query type: symbol-like queries lean lexical)
+                + w_lex / (k + symbol_rank)
+                (w from the query type: symbol-like queries lean lexical,
+                questions balanced; symbol_rank is the rank in the lookup
+                of the definitions the query names)
     x name    = 1 + NAME_BONUS * (share of query words in the name, qualname and path)
     x defn    = DEFINITION_BOOST when the query names this definition
                 (its name, or a dotted suffix of its qualified name)
     x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
-                generated and compatibility code, unless the query asks for it
+                generated, compatibility code and type stubs, unless the query
+                asks for it
     x file    = 1 + FILE_COHERENCE * (other candidates from the same file, at most 4)
 
 then per-file saturation: past ``per_file`` results from one file, further
@@ -46,7 +50,10 @@ PER_FILE = 3  # results from one file before the others get their turn
 
 # (lexical weight, vector weight) by query type.
 SYMBOL_WEIGHTS = (1.0, 0.3)  # `Session.send`, `parse_url`: names are exact
-NATURAL_WEIGHTS = (1.0, 1.0)  # "where is the retry backoff computed"
+# "where is the retry backoff computed": balanced, as the issue asks. Leaning
+# on the code-tuned model (0.7, 1.0) measured NDCG@10 0.768 -> 0.781 on the
+# quality harness; not taken, as the report says.
+NATURAL_WEIGHTS = (1.0, 1.0)
 
 _SYMBOLISH = re.compile(r"^[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*(?:\(\))?$")
 _CATEGORIES: dict[str, re.Pattern[str]] = {
@@ -58,6 +65,9 @@ _CATEGORIES: dict[str, re.Pattern[str]] = {
     "vendored": re.compile(r"(^|/)(_?vendor(ed)?|third_party|extern(al)?|node_modules)(/|$)"),
     "generated": re.compile(r"(^|/)[^/]*(_pb2|_generated|\.gen|\.min)\.\w+$|(^|/)generated(/|$)"),
     "compat": re.compile(r"(^|/)(_?compat|six|py2|legacy)(\.\w+|/|$)"),
+    # Declarations of code that lives elsewhere: attrs ships a .pyi beside each
+    # module, and its stubs filled 42 of the 150 top-5 places of its queries.
+    "stub": re.compile(r"\.pyi$|\.d\.[cm]?ts$"),
 }
 _ASKS_FOR: dict[str, frozenset[str]] = {
     "test": frozenset({"test", "tests", "testing", "fixture", "fixtures", "pytest", "spec", "mock"}),
@@ -65,6 +75,7 @@ _ASKS_FOR: dict[str, frozenset[str]] = {
     "vendored": frozenset({"vendor", "vendored", "third", "party"}),
     "generated": frozenset({"generated", "pb2", "protobuf"}),
     "compat": frozenset({"compat", "compatibility", "legacy", "py2", "six"}),
+    "stub": frozenset({"stub", "stubs", "pyi", "typing", "declaration", "declarations"}),
 }
 
 
@@ -85,6 +96,7 @@ class Candidate:
     file: str
     lexical_rank: int = 0
     vector_rank: int = 0
+    symbol_rank: int = 0  # in the lookup of the symbols the query names (named_symbols)
 
 
 @attrs.frozen
@@ -137,27 +149,59 @@ def _identifier_like(word: str) -> bool:
     return bool(re.search(r"[_.:#(]|[a-z][A-Z]", word))
 
 
-def names_definition(query: str, candidate: Candidate) -> bool:
-    """Whether the query names this definition: its name or a dotted suffix of its qualname.
+def named_symbols(query: str) -> tuple[str, ...]:
+    """The symbols a query names, as written but dotted (``Session.send``), in query order.
 
     In a symbol query any word counts; in a question only words written like
     identifiers (``parse_url``, ``Session.send``, ``getValue``): "session" in
     "where are redirects followed for a session" names no definition.
     """
-    words = re.findall(r"[\w$.:#()]+", query)
+    # Sentence punctuation is not part of a name: "... and command." names nothing.
+    words = [w.strip(".:#") for w in re.findall(r"[\w$.:#()]+", query)]
     if query_kind(query) is QueryKind.NATURAL:
         words = [w for w in words if _identifier_like(w)]
-    wanted = {w.lower().rstrip("()") for w in words}
-    if not wanted:
-        return False
-    qual = candidate.qualname.lower()
-    for word in wanted:
-        dotted = word.replace("::", ".").replace("#", ".").strip(".")
-        if not dotted:
-            continue
-        if dotted == candidate.name.lower() or qual == dotted or qual.endswith("." + dotted):
-            return True
-    return False
+    dotted = (w.rstrip("()").replace("::", ".").replace("#", ".") for w in words)
+    return tuple(dict.fromkeys(d for d in dotted if d))
+
+
+def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
+    """Whether a definition is the one ``symbol`` names: its name, its qualname or a dotted suffix.
+
+    Smart case, as in ripgrep or vim: a symbol written all in lower case
+    matches in any case (``flask`` names class Flask); one with a capital
+    matches its case only (``Engine`` names class Engine, not module engine).
+    """
+    if folds_case(symbol):
+        symbol, name, qualname = symbol.lower(), name.lower(), qualname.lower()
+    return symbol in (name, qualname) or qualname.endswith("." + symbol)
+
+
+def folds_case(symbol: str) -> bool:
+    """Whether a symbol matches in any case: it has no capital (smart case)."""
+    return not any(c.isupper() for c in symbol)
+
+
+def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) -> tuple[str, ...]:
+    """The keys of the ``(key, name, qualname)`` rows some symbol names, best first.
+
+    A whole qualified name before a name or dotted suffix, then shallower
+    definitions (the class before a method of the same name), then by key.
+    """
+
+    def whole(qualname: str) -> bool:
+        return any((qualname.lower() == s.lower()) if folds_case(s) else qualname == s for s in symbols)
+
+    named = [
+        (not whole(qualname), qualname.count("."), key)
+        for key, name, qualname in rows
+        if any(matches_symbol(s, name, qualname) for s in symbols)
+    ]
+    return tuple(key for *_, key in sorted(named))
+
+
+def names_definition(query: str, candidate: Candidate) -> bool:
+    """Whether the query names this definition (:func:`named_symbols`, :func:`matches_symbol`)."""
+    return any(matches_symbol(s, candidate.name, candidate.qualname) for s in named_symbols(query))
 
 
 def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranked:
@@ -169,6 +213,8 @@ def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranke
         base += w_lex / (k + candidate.lexical_rank)
     if candidate.vector_rank > 0:
         base += w_vec / (k + candidate.vector_rank)
+    if candidate.symbol_rank > 0:
+        base += w_lex / (k + candidate.symbol_rank)
     words = _words(query)
     signals: list[tuple[str, float]] = [("base", base)]
     score = base

@@ -326,6 +326,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with store.write():
             store.set_meta({"indexed_at": now})
+        store.add_missing_indexes()
         total = int(meta.get("node_count", "0"))
     finally:
         store.close()

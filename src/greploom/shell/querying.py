@@ -40,7 +40,8 @@ from greploom.shell.ports import Embedder, TokenCounter
 from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
 from greploom.shell.serde import load_cpg
-from greploom.shell.store import IndexStore, StoreGraph
+from greploom.shell.store import IndexStore
+from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
 
 

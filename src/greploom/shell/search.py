@@ -10,13 +10,14 @@ import attrs
 
 from greploom.core.fusion import rrf_fuse
 from greploom.core.lexical import fts_match_expression
-from greploom.core.ranking import Candidate, QueryKind, query_kind, rank_candidates
+from greploom.core.ranking import Candidate, QueryKind, named_symbols, query_kind, rank_candidates
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 
 FETCH_FACTOR = 2  # plain ranking: each backend fetches 2 x top-k candidates before fusion
 CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top-k or selection
 NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
+NAMED_SYMBOLS = 32  # symbols a query may name for the lookup: a pasted file names hundreds
 
 
 @attrs.frozen
@@ -51,7 +52,7 @@ def hybrid_search(
 def ranked_search(
     store: IndexStore, text: str, limit: int = CANDIDATES, embedder: Embedder | None = None
 ) -> list[SearchHit]:
-    """Candidates from both backends (``limit`` each), re-ranked with code-aware signals.
+    """Candidates from both backends and the name lookup (``limit`` each), re-ranked with signals.
 
     Every candidate is returned, best first; the caller takes top-k or lets
     the score distribution decide. Raises :class:`EmbedderError` when the
@@ -63,11 +64,17 @@ def ranked_search(
         limit = min(limit, NATURAL_CANDIDATES)
     lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
     vector = [k for k, _ in store.search_vector(embedder.embed_query(text), limit)] if embedder else []
+    # The definitions the query names, looked up by name: BM25 alone can miss
+    # them (the symbol query `Flask` did not find class Flask in its top 30:
+    # the word is in most of flask's rows, so its IDF is nil, and the class's
+    # 57,000 characters of body outweigh its name).
+    named = store.definitions_named(named_symbols(text)[:NAMED_SYMBOLS], limit)
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
-    described = store.describe(set(lexical) | set(vector))
+    sym_rank = {k: i for i, k in enumerate(named, start=1)}
+    described = store.describe(set(lexical) | set(vector) | set(named))
     candidates = [
-        Candidate(key, name, qualname, file, lex_rank.get(key, 0), vec_rank.get(key, 0))
+        Candidate(key, name, qualname, file, lex_rank.get(key, 0), vec_rank.get(key, 0), sym_rank.get(key, 0))
         for key, (name, qualname, file) in described.items()
     ]
     return [

@@ -20,9 +20,11 @@ import sqlite_vec
 from greploom.core.errors import StoreError
 from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.plan import IndexEntry, ReindexPlan
+from greploom.core.ranking import order_named
 from greploom.shell.schema import (
     APPLICATION_ID,
     FTS_WEIGHTS,
+    NAME_INDEX,
     SCHEMA,
     SCHEMA_VERSION,
     NodeRow,
@@ -81,7 +83,14 @@ class IndexStore:
         if store._check_schema(allow_empty=True):
             with store.write():
                 store.conn.execute(SCHEMA)
+        else:
+            store.add_missing_indexes()
         return store
+
+    def add_missing_indexes(self) -> None:
+        """Add the indexes a file from an older greploom lacks (writers only; idempotent)."""
+        with self.write():
+            self.conn.execute(NAME_INDEX)
 
     def _check_schema(self, *, allow_empty: bool) -> bool:
         """Validate the file; True when it is an empty database needing a schema."""
@@ -346,6 +355,22 @@ class IndexStore:
                 out[key] = (name, qualname, file)
         return out
 
+    def definitions_named(self, symbols: Sequence[str], limit: int) -> list[str]:
+        """Keys of the definitions the symbols name, best first (``core.ranking.order_named``).
+
+        Rows are fetched by the last part of each symbol through the name
+        index; a package's qualified name is its folder's, while its name is
+        ``__init__``, so those rows come too. The core decides which match.
+        """
+        if not symbols or limit <= 0:
+            return []
+        names = sorted({s.rsplit(".", 1)[-1] for s in symbols} | {"__init__"})
+        marks = ",".join("?" * len(names))
+        rows = self.conn.execute(
+            f"SELECT key, name, qualname FROM nodes WHERE name COLLATE NOCASE IN ({marks})", names
+        )
+        return list(order_named(symbols, rows)[:limit])
+
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """Map each given stable key or CPG id to a stable key, where one matches."""
         out: dict[str, str] = {}
@@ -356,35 +381,6 @@ class IndexStore:
             if key is not None:
                 out[ident] = key
         return out
-
-
-class StoreGraph(Mapping[str, NodeContext]):
-    """The stored graph as the read-only mapping the core's expansion walks, loaded lazily."""
-
-    def __init__(self, store: IndexStore) -> None:
-        self._store = store
-        self._cache: dict[str, NodeContext | None] = {}
-
-    def prefetch(self, keys: Iterable[str]) -> None:
-        """Load many contexts in one query."""
-        missing = [k for k in keys if k not in self._cache]
-        found = self._store.contexts(missing)
-        for key in missing:
-            self._cache[key] = found.get(key)
-
-    def __getitem__(self, key: str) -> NodeContext:
-        if key not in self._cache:
-            self.prefetch([key])
-        ctx = self._cache[key]
-        if ctx is None:
-            raise KeyError(key)
-        return ctx
-
-    def __iter__(self) -> Iterator[str]:
-        return (k for k, v in self._cache.items() if v is not None)
-
-    def __len__(self) -> int:
-        return sum(1 for v in self._cache.values() if v is not None)
 
 
 def _floats(blob: bytes) -> list[float]:

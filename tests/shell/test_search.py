@@ -1,0 +1,114 @@
+"""Search on real indexes: the definitions a query names are always candidates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from greploom.core.ranking import named_symbols
+from greploom.shell.store import IndexStore
+from tests.cli_helpers import cli
+from tests.conftest import build_cpg_file
+
+ENGINE = '''
+class Engine:
+    """A machine that turns fuel into motion."""
+
+{methods}
+'''
+METHOD = '''    def step_{i}(self, fuel):
+        """Advance the cycle by one stroke."""
+        total = fuel * {i}
+        for stroke in range(4):
+            total = total + stroke * fuel - {i}
+        return total
+'''
+PART = '''
+def part_{i}(engine):
+    """Fit a part to the engine: the engine's engine mount holds the engine."""
+    return engine.engine_mount(engine, {i})
+'''
+
+
+@pytest.fixture(scope="module")
+def garage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lexical-only index of a code base where every row mentions `engine`.
+
+    The word is in every path and most bodies, so BM25 gives it no weight and
+    prefers short bodies that repeat it over the long class that defines it.
+    """
+    root = tmp_path_factory.mktemp("garage")
+    package = root / "engine"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    methods = "\n".join(METHOD.format(i=i) for i in range(30))
+    (package / "engine.py").write_text(ENGINE.format(methods=methods))
+    (package / "engine_parts.py").write_text("".join(PART.format(i=i) for i in range(20)))
+    cpg = build_cpg_file(root, root / "cpg.json")
+    db = root / "index.db"
+    assert cli("index", cpg, "--db", db, "--provider", "none").code == 0
+    return db
+
+
+def test_a_symbol_query_finds_the_definition_bm25_misses(garage: Path) -> None:
+    """`Engine` answers with class Engine first, however little BM25 thinks of it."""
+    store = IndexStore.open_existing(garage)
+    try:
+        lexical = [k for k, _ in store.search_lexical('"engine"', 30)]
+    finally:
+        store.close()
+    assert lexical[0] != "class:engine/engine.py:Engine"  # the trap is real
+    for query in ("Engine", "engine.Engine", "Engine()"):
+        results = cli("query", query, "--db", garage, "--format", "json", "--top-k", "3").json()["results"]
+        assert results[0]["key"] == "class:engine/engine.py:Engine", query
+
+
+def test_every_definition_is_found_by_its_names(indexed_pyshop: Path) -> None:
+    """The name lookup finds each function, class and module by its name and its qualified name,
+    in their case or all in lower case."""
+    store = IndexStore.open_existing(indexed_pyshop)
+    try:
+        rows = list(store.conn.execute("SELECT key, name, qualname FROM nodes"))
+        assert len(rows) == 19
+        for key, name, qualname in rows:
+            for text in (name, qualname, qualname.lower()):
+                assert key in store.definitions_named(named_symbols(text), 100), (key, text)
+            # Smart case: a capital asks for that case.
+            assert key not in store.definitions_named(named_symbols(qualname.upper()), 100)
+        # A whole qualified name comes before a name that only ends like it.
+        cart = store.definitions_named(named_symbols("shop.cart.Cart"), 100)
+        assert cart[0] == "class:shop/cart.py:Cart"
+        assert store.definitions_named((), 10) == [] and store.definitions_named(("zebra",), 10) == []
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def indexed_pyshop(pyshop_cpg: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("idx") / "index.db"
+    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
+    return db
+
+
+def test_an_index_run_adds_the_name_index_to_an_older_file(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """A file from before the name index answers the same; the next index run adds the index."""
+    db = tmp_path / "old.db"
+    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
+    store = IndexStore.open_existing(db)
+    try:
+        store.conn.execute("DROP INDEX nodes_by_name")
+        before = store.definitions_named(("Cart", "backoff_delay"), 10)
+    finally:
+        store.close()
+    assert before == ["class:shop/cart.py:Cart", "function:shop/net.py:backoff_delay"]
+    first = cli("query", "Cart", "--db", db, "--format", "json").json()["results"][0]["key"]
+    assert first == "class:shop/cart.py:Cart"
+    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
+    store = IndexStore.open_existing(db)
+    try:
+        names = [n for (n,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+        assert "nodes_by_name" in names
+        assert store.definitions_named(("Cart", "backoff_delay"), 10) == before
+    finally:
+        store.close()
