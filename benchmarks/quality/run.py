@@ -44,6 +44,7 @@ import apsw
 from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path
 from greploom.core.adaptive import CEILING, select
 from greploom.core.cpg import CpgGraph
+from greploom.core.errors import EmbedderError
 from greploom.core.expand import expand_hits
 from greploom.core.fusion import rrf_fuse
 from greploom.core.keys import node_identities
@@ -97,7 +98,10 @@ def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
 def index(cpg: Path, name: str) -> Path:
     db = WORK / "index" / f"{name}.db"
     db.parent.mkdir(parents=True, exist_ok=True)
-    run_index(cpg, GrepLoomConfig(db_path=db))
+    try:
+        run_index(cpg, GrepLoomConfig(db_path=db))
+    except EmbedderError:  # built with another model (an older bundled one): start over
+        run_index(cpg, GrepLoomConfig(db_path=db), force=True)
     return db
 
 

@@ -3,6 +3,12 @@
     python tools/finetune/train.py WORKDIR          # writes WORKDIR/tuned.pt
     HOLD=1 python tools/finetune/train.py WORKDIR   # hold out 20% of the packages and report MRR
 
+Each batch comes from one package, the pairs of a file together, so the
+other pairs in a batch are hard negatives (siblings of the right definition)
+instead of code from unrelated packages; ``BATCHES=mixed`` draws batches
+from the whole shuffled set, as minilm-l6-code-v1 was trained.
+``PER_PACKAGE`` caps the pairs kept per package (v1: 400 of 36 packages).
+
 Word and position embeddings stay frozen (they are int8 in the shipped file).
 """
 
@@ -23,7 +29,8 @@ from tokenizers import Tokenizer
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model import TOKENIZER, MiniLM, load_weights
 
-LR, EPOCHS, BATCH, SCALE, PER_PACKAGE = 2e-5, 1.0, 32, 20.0, 400
+LR, EPOCHS, BATCH, SCALE = 2e-5, 1.0, 32, 20.0
+PER_PACKAGE = int(os.environ.get("PER_PACKAGE", "250"))  # pairs kept per package
 
 
 def main() -> int:  # noqa: PLR0915 (one straight script)
@@ -91,13 +98,38 @@ def main() -> int:  # noqa: PLR0915 (one straight script)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min(1.0, (s + 1) / warm) * max(0.0, 1 - s / steps)
     )
+
+    def batches() -> list[list[dict[str, Any]]]:
+        random.shuffle(train)
+        if os.environ.get("BATCHES") == "mixed":
+            return [train[i : i + BATCH] for i in range(0, len(train) - BATCH + 1, BATCH)]
+        out = []
+        for name in sorted({p["package"] for p in train}):
+            # Files in random order, pairs of a file together; a repeated query
+            # or document in one batch would be its own false negative.
+            ours = [p for p in train if p["package"] == name]
+            order = {f: random.random() for f in sorted({p["key"].split(":")[1] for p in ours})}
+            mine = sorted(ours, key=lambda p: order[p["key"].split(":")[1]])
+            batch: list[dict[str, Any]] = []
+            seen: set[str] = set()
+            for pair in mine:
+                if pair["query"] in seen or pair["doc"] in seen:
+                    continue
+                batch.append(pair)
+                seen |= {pair["query"], pair["doc"]}
+                if len(batch) == BATCH:
+                    out.append(batch)
+                    batch, seen = [], set()
+            if len(batch) >= BATCH // 2:
+                out.append(batch)
+        random.shuffle(out)
+        return out
+
     started, step = time.time(), 0
     while step < steps:
-        random.shuffle(train)
-        for i in range(0, len(train) - BATCH + 1, BATCH):
+        for batch in batches():
             if step >= steps:
                 break
-            batch = train[i : i + BATCH]
             queries = model(*encode([p["query"] for p in batch]))
             docs = model(*encode([p["doc"] for p in batch]))
             loss = torch.nn.functional.cross_entropy(queries @ docs.T * SCALE, torch.arange(len(batch)))

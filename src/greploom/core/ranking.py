@@ -11,7 +11,8 @@ ever removed; signals only move candidates.
                 of the definitions the query names)
     x name    = 1 + NAME_BONUS * (share of query words in the name, qualname and path)
     x defn    = DEFINITION_BOOST when the query names this definition
-                (its name, or a dotted suffix of its qualified name)
+                (its name, or a dotted suffix of its qualified name; smart
+                case: a capital asks for that case)
     x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
                 generated, compatibility code and type stubs, unless the query
                 asks for it
@@ -27,7 +28,9 @@ input; a definition boost never lowers the defining node's score; a better
 backend rank never lowers a score; penalties never remove a result; the
 order does not depend on the order candidates are given in; saturation
 leaves no file with more than ``per_file`` of the top results while another
-file still has results waiting, named definitions aside.
+file still has results waiting, named definitions aside; a definition is
+named by its name and qualified name, as written or in lower case; the name
+lookup keeps exactly the named definitions, whole qualified names first.
 """
 
 from __future__ import annotations

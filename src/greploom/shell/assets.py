@@ -15,12 +15,12 @@ from greploom.core.errors import GreploomError
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
-MODEL_FILE = "minilm-l6-code-v1.onnx"
+MODEL_FILE = "minilm-l6-code-v2.onnx"
 TOKENIZER_FILE = "minilm-l6-v2-tokenizer.json"
 CL100K_FILE = "cl100k_base.tiktoken"
 
 SHA256 = {
-    MODEL_FILE: "0581cb24118018ad47cae8668d5dc3a797254825da7b4cb927ebd25ebd6e658c",
+    MODEL_FILE: "bc888d9dfdd0c4b39fdbf4331e8c7b81d53e635d9d292da4598b17e8414616d1",
     TOKENIZER_FILE: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     CL100K_FILE: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
 }
