@@ -19,7 +19,7 @@ as greploom's). Hard to change later, so the reasons are written here:
   embedding work and never touches what queries read.
 - ``meta``: key/value text (versions, embedder identity, tier, CPG, times).
 - ``nodes_by_name``: names without case, for the lookup of the definitions a
-  query names (a table scan read every row's source: 15-20 ms on numpy's
+  query names (a table scan reads every row's source: 11-12 ms on numpy's
   18,089 nodes). Added after version 1 shipped, so it is not required: an
   index run adds it to an older file (``NAME_INDEX``), and until then the
   lookup scans and gives the same answer.
