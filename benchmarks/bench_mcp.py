@@ -39,9 +39,10 @@ def ensure_index(db: Path | None) -> Path:
     if not cpg.exists():
         subprocess.run([sys.executable, str(HERE / "bench_index_query.py")], check=True)
     db = WORK / "mcp-requests.db"
-    subprocess.run(
-        [str(BIN / "greploom"), "index", str(cpg), "--db", str(db)], check=True, capture_output=True
-    )
+    command = [str(BIN / "greploom"), "index", str(cpg), "--db", str(db)]
+    if subprocess.run(command, check=False, capture_output=True).returncode != 0:
+        # Built by an older greploom with another bundled model: start over.
+        subprocess.run([*command, "--force"], check=True, capture_output=True)
     return db
 
 
