@@ -32,7 +32,6 @@ from greploom.core.ranking import (
     QueryKind,
     matches_symbol,
     named_symbols,
-    names_definition,
     order_named,
     path_category,
     query_kind,
@@ -178,7 +177,7 @@ def test_a_definition_is_named_by_its_names(path: list[str], prefix: str) -> Non
         for written in (suffix, suffix.lower()):
             (symbol,) = named_symbols(written)
             assert matches_symbol(symbol, name, qualname)
-    assert names_definition(qualname, Candidate("k", name, qualname, "pkg/mod.py"))
+    assert score_candidate(qualname, Candidate("k", name, qualname, "pkg/mod.py", 1)).named
 
 
 @given(identifiers, identifiers, identifiers)

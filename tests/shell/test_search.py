@@ -51,6 +51,13 @@ def garage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.fixture(scope="module")
+def indexed_pyshop(pyshop_cpg: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("idx") / "index.db"
+    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
+    return db
+
+
 def test_a_symbol_query_finds_the_definition_bm25_misses(garage: Path) -> None:
     """`Engine` answers with class Engine first, however little BM25 thinks of it."""
     store = IndexStore.open_existing(garage)
@@ -82,13 +89,6 @@ def test_every_definition_is_found_by_its_names(indexed_pyshop: Path) -> None:
         assert store.definitions_named((), 10) == [] and store.definitions_named(("zebra",), 10) == []
     finally:
         store.close()
-
-
-@pytest.fixture(scope="module")
-def indexed_pyshop(pyshop_cpg: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("idx") / "index.db"
-    assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
-    return db
 
 
 def test_an_index_run_adds_the_name_index_to_an_older_file(pyshop_cpg: Path, tmp_path: Path) -> None:

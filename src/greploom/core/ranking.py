@@ -174,14 +174,19 @@ def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
     matches in any case (``flask`` names class Flask); one with a capital
     matches its case only (``Engine`` names class Engine, not module engine).
     """
-    if folds_case(symbol):
-        symbol, name, qualname = symbol.lower(), name.lower(), qualname.lower()
-    return symbol in (name, qualname) or qualname.endswith("." + symbol)
+    qual = _as_written_for(symbol, qualname)
+    return symbol in (_as_written_for(symbol, name), qual) or qual.endswith("." + symbol)
 
 
 def folds_case(symbol: str) -> bool:
     """Whether a symbol matches in any case: it has no capital (smart case)."""
     return not any(c.isupper() for c in symbol)
+
+
+def _as_written_for(symbol: str, text: str) -> str:
+    """``text`` in the case ``symbol`` compares in: lower case when the symbol folds case
+    (a symbol that folds case is already all lower case)."""
+    return text.lower() if folds_case(symbol) else text
 
 
 def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) -> tuple[str, ...]:
@@ -190,26 +195,34 @@ def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) ->
     A whole qualified name before a name or dotted suffix, then shallower
     definitions (the class before a method of the same name), then by key.
     """
-
-    def whole(qualname: str) -> bool:
-        return any((qualname.lower() == s.lower()) if folds_case(s) else qualname == s for s in symbols)
-
     named = [
-        (not whole(qualname), qualname.count("."), key)
+        (not any(_as_written_for(s, qualname) == s for s in symbols), qualname.count("."), key)
         for key, name, qualname in rows
         if any(matches_symbol(s, name, qualname) for s in symbols)
     ]
     return tuple(key for *_, key in sorted(named))
 
 
-def names_definition(query: str, candidate: Candidate) -> bool:
-    """Whether the query names this definition (:func:`named_symbols`, :func:`matches_symbol`)."""
-    return any(matches_symbol(s, candidate.name, candidate.qualname) for s in named_symbols(query))
+@attrs.frozen
+class _Query:
+    """What the signals read from a query, worked out once for all its candidates."""
+
+    kind: QueryKind
+    words: frozenset[str]
+    symbols: tuple[str, ...]
+
+
+def _read_query(query: str) -> _Query:
+    return _Query(query_kind(query), _words(query), named_symbols(query))
 
 
 def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranked:
     """The score of one candidate before file-level signals."""
-    kind = query_kind(query)
+    return _score(_read_query(query), candidate, k)
+
+
+def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
+    kind, words = query.kind, query.words
     w_lex, w_vec = backend_weights(kind)
     base = 0.0
     if candidate.lexical_rank > 0:
@@ -218,7 +231,6 @@ def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranke
         base += w_vec / (k + candidate.vector_rank)
     if candidate.symbol_rank > 0:
         base += w_lex / (k + candidate.symbol_rank)
-    words = _words(query)
     signals: list[tuple[str, float]] = [("base", base)]
     score = base
     if words and kind is QueryKind.SYMBOL:
@@ -231,7 +243,9 @@ def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranke
         factor = 1.0 + NAME_BONUS * share
         score *= factor
         signals.append(("name", factor))
-    if kind is QueryKind.SYMBOL and names_definition(query, candidate):
+    if kind is QueryKind.SYMBOL and any(
+        matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols
+    ):
         score *= DEFINITION_BOOST
         signals.append(("definition", DEFINITION_BOOST))
     category = path_category(candidate.file)
@@ -250,12 +264,13 @@ def rank_candidates(
 ) -> tuple[Ranked, ...]:
     """Every candidate, re-scored with all signals, best first, files saturated."""
     unique = {c.key: c for c in sorted(candidates, key=lambda c: c.key)}
-    scored = [score_candidate(query, c, k) for c in unique.values()]
+    read = _read_query(query)
+    scored = [_score(read, c, k) for c in unique.values()]
     per_file_count: dict[str, int] = {}
     for r in scored:
         per_file_count[r.candidate.file] = per_file_count.get(r.candidate.file, 0) + 1
     coherent = []
-    symbol = query_kind(query) is QueryKind.SYMBOL
+    symbol = read.kind is QueryKind.SYMBOL
     for r in scored:
         peers = min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS) if symbol else 0
         factor = 1.0 + FILE_COHERENCE * peers
