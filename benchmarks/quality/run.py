@@ -42,15 +42,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import apsw
 
 from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path
+from benchmarks.quality.withhold import without_docstrings
 from greploom.core.adaptive import CEILING, select
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError
 from greploom.core.expand import expand_hits
 from greploom.core.fusion import rrf_fuse
-from greploom.core.keys import node_identities
 from greploom.core.lexical import fts_match_expression
 from greploom.core.render import assemble_context
-from greploom.core.summary import docstring_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import LocalEmbedder
 from greploom.shell.indexing import run_index
@@ -74,23 +73,7 @@ def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
     source = cpg_path(corpus)
     if out.exists() and out.stat().st_mtime >= source.stat().st_mtime:
         return out
-    graph = CpgGraph(load_cpg(source))
-    drop = set()
-    strip: dict[str, str] = {}  # owner id -> docstring text to cut from its source_text
-    for ident in node_identities(graph):
-        node = graph.node(ident.node_id)
-        literal = docstring_node(graph, node) if ident.key in keys and node is not None else None
-        if literal is not None:
-            drop.add(literal.id)
-            raw_value = literal.attr("raw_value")
-            if isinstance(raw_value, str):
-                strip[ident.node_id] = raw_value
-    raw = json.loads(source.read_text())
-    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in drop]
-    for n in raw["nodes"]:
-        if n["id"] in strip and isinstance(n["attrs"].get("source_text"), str):
-            n["attrs"]["source_text"] = n["attrs"]["source_text"].replace(strip[n["id"]], "", 1)
-    raw["edges"] = [e for e in raw["edges"] if e["source"] not in drop and e["target"] not in drop]
+    raw = without_docstrings(json.loads(source.read_text()), CpgGraph(load_cpg(source)), keys.__contains__)
     out.write_text(json.dumps(raw))
     return out
 

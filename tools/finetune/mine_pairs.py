@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
 from benchmarks.quality.make_queries import first_sentence  # noqa: E402
+from benchmarks.quality.withhold import without_docstrings  # noqa: E402
 
 from greploom.core.cpg import CpgGraph  # noqa: E402
 from greploom.core.keys import node_identities  # noqa: E402
@@ -108,29 +109,14 @@ PACKAGES = [
 def withheld(raw: dict[str, Any], graph: CpgGraph) -> tuple[dict[str, Any], dict[str, str]]:
     """The CPG with every docstring removed, and each documented definition's first sentence."""
     sentences: dict[str, str] = {}
-    drop: set[str] = set()
-    strip: dict[str, str] = {}
     for ident in node_identities(graph):
         node = graph.node(ident.node_id)
-        literal = docstring_node(graph, node) if node is not None else None
-        if node is None or literal is None:
-            continue
-        drop.add(literal.id)
-        raw_value = literal.attr("raw_value")
-        if isinstance(raw_value, str):
-            strip[ident.node_id] = raw_value
-        doc = docstring(graph, node)
+        doc = docstring(graph, node) if node is not None and docstring_node(graph, node) else None
         if doc and path_category(ident.file) is None and not ident.name.startswith("__"):
             sentence = first_sentence(doc)
             if len(sentence.split()) >= 4:
                 sentences[ident.node_id] = sentence
-    out = dict(raw)
-    out["nodes"] = [n for n in raw["nodes"] if n["id"] not in drop]
-    for n in out["nodes"]:
-        if n["id"] in strip and isinstance(n["attrs"].get("source_text"), str):
-            n["attrs"]["source_text"] = n["attrs"]["source_text"].replace(strip[n["id"]], "", 1)
-    out["edges"] = [e for e in raw["edges"] if e["source"] not in drop and e["target"] not in drop]
-    return out, sentences
+    return without_docstrings(raw, graph, lambda _key: True), sentences
 
 
 def main() -> int:
