@@ -11,6 +11,7 @@ from greploom.core.cpg import CpgGraph
 from greploom.core.expand import NodeContext, Relationship, expand_hits
 from greploom.core.keys import node_identities
 from greploom.core.render import assemble_context
+from greploom.core.spans import with_sources
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.serde import load_cpg
 from tests.conftest import build_cpg_file
@@ -153,3 +154,45 @@ def test_javascript_sample(jsutil_cpg: Path, key: str) -> None:
         "function:index.js:makeLink",
         "function:strings.js:Formatter.format",
     }
+
+
+def test_sources_recovered_for_every_brace_language(sample_dir: Path, tmp_path: Path) -> None:
+    """treeloom gives TS, Go, Rust and C definitions no source; the files give all of it back."""
+    root = sample_dir / "polyglot"
+    data = load_cpg(build_cpg_file(root, tmp_path / "polyglot.json"))
+    bodiless = [n for n in data.nodes if n.kind.value in ("function", "class")]
+    assert bodiless and all(n.attr("source_text") is None and n.end_line is None for n in bodiless)
+    files = {n.file: (root / n.file).read_text() for n in bodiless}
+    recovered, count = with_sources(data, files)
+    assert count == len(bodiless) == 10
+    spans = {}
+    for node in recovered.nodes:
+        if node.kind.value in ("function", "class"):
+            lines = files[node.file].split("\n")
+            assert node.attr("source_text") == "\n".join(lines[node.line - 1 : node.end_line])
+            spans[f"{node.file}:{node.name}"] = (node.line, node.end_line, node.attr("doc_comment"))
+    assert spans == {
+        "cart.ts:total": (
+            7,
+            11,
+            'Total price of the lines, in cents.\nBraces in strings and comments do not end it: "}" // }',
+        ),
+        "cart.ts:Cart": (13, 20, None),
+        "cart.ts:add": (17, 19, "Add one item by its SKU."),
+        "cart.ts:double": (22, 22, None),
+        "sum.go:Sum": (5, 13, "Sum adds up the values.\nIt returns zero for an empty slice."),
+        "sum.go:Box": (16, 16, "Box holds one value."),
+        "sum.go:Get": (18, 18, None),
+        "point.rs:double": (2, 7, "Doubles the value behind a reference."),
+        "point.rs:Point": (11, 13, "A point on the plane."),
+        "greet.c:greet": (4, 8, "Prints a greeting for the name."),
+    }
+    graph = CpgGraph(recovered)
+    idents = node_identities(graph)
+    qualnames = {i.node_id: i.qualname for i in idents}
+    go_sum = next(n for n in recovered.nodes if n.name == "Sum")
+    summary = summarize_node(graph, go_sum, qualnames, Tier.ENHANCED)
+    assert summary.text.split("\n")[:2] == [
+        "function Sum(xs)",
+        "Sum adds up the values. It returns zero for an empty slice.",
+    ]

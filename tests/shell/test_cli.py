@@ -135,13 +135,35 @@ def test_include_source_fences_python(indexed: Path) -> None:
     assert '```python\ndef total(self, percent: float = 0.0) -> float:\n    """Price' in run.out
 
 
-def test_javascript_index_has_no_source(jsutil_cpg: Path, tmp_path: Path) -> None:
-    """treeloom writes no source for JavaScript: blocks say so by having no fence."""
+def test_javascript_source_comes_from_the_files(jsutil_cpg: Path, sample_dir: Path, tmp_path: Path) -> None:
+    """treeloom writes no JavaScript source: without the files the run says so, with them the code shows."""
     db = tmp_path / "js.db"
-    assert cli("index", jsutil_cpg, "--db", db).code == 0
+    bare = cli("index", jsutil_cpg, "--db", db)
+    assert bare.code == 0 and "have no source in the CPG" in bare.err and "--source-root" in bare.err
     run = cli("query", "slugify a title", "--db", db, "--include-source")
     assert "## hit: function strings.slugify (strings.js:6)" in run.out
     assert "```" not in run.out
+    # Same CPG, now with its directory: the unchanged-CPG shortcut must not skip the new source.
+    rooted = cli("index", jsutil_cpg, "--db", db, "--source-root", sample_dir / "jsutil")
+    assert rooted.code == 0 and "warning" not in rooted.err
+    run = cli("query", "slugify a title", "--db", db, "--include-source")
+    assert "Turn a title into a URL slug." in run.out  # the JSDoc above it
+    assert "Defined at strings.js:6-8" in run.out
+    assert "```javascript\nfunction slugify(title) {\n  return title.toLowerCase()" in run.out
+    via_cpg = cli("query", "slugify a title", "--db", db, "--cpg", jsutil_cpg, "--include-source")
+    assert "```javascript\nfunction slugify(title) {" in via_cpg.out  # the index's root, read again
+    missing = cli("index", jsutil_cpg, "--db", db, "--source-root", tmp_path / "nope")
+    assert missing.code == 2 and "is not a directory" in missing.err and "Traceback" not in missing.err
+
+
+def test_a_directory_is_its_own_source_root(sample_dir: Path, tmp_path: Path) -> None:
+    """Indexing a TypeScript/Go/Rust/C directory shows each definition's code."""
+    db = tmp_path / "poly.db"
+    done = cli("index", sample_dir / "polyglot", "--db", db)
+    assert done.code == 0 and "warning" not in done.err, done.err
+    run = cli("query", "sum up the values of a slice", "--db", db, "--include-source")
+    assert "## hit: function sum.Sum (sum.go:5)" in run.out
+    assert "```go\nfunc Sum(xs []int) int {" in run.out and "\treturn t\n}\n```" in run.out
 
 
 def test_query_with_cpg_uses_that_file(indexed: Path, pyshop_cpg: Path) -> None:
@@ -233,9 +255,9 @@ def test_warm_engine_reads_a_cpg_once(indexed: Path, pyshop_cpg: Path, tmp_path:
     reads: list[Path] = []
     real = querying.cpg_graph
 
-    def counting(path: Path, tier: querying.Tier) -> dict[str, querying.NodeContext]:
+    def counting(path: Path, tier: querying.Tier, root: Path | None) -> dict[str, querying.NodeContext]:
         reads.append(path)
-        return real(path, tier)
+        return real(path, tier, root)
 
     monkeypatch.setattr(querying, "cpg_graph", counting)
     cpg = tmp_path / "copy.json"

@@ -169,6 +169,8 @@ def test_errors_are_tool_errors(workdir: Path, tmp_path: Path, connect: Callable
                 link.symlink_to(tmp_path / "elsewhere.db")
             with pytest.raises(ToolError, match="outside the allowed roots"):
                 await client.call_tool("search_code", {"query": "x", "db_path": str(link)})
+            with pytest.raises(ToolError, match="outside the allowed roots"):
+                await client.call_tool("index_code", {"path": "pyshop.json", "source_root": "/etc"})
             with pytest.raises(ToolError, match="no index at"):
                 await client.call_tool("search_code", {"query": "x", "db_path": "missing.db"})
             with pytest.raises(ToolError, match="unknown node"):
@@ -193,6 +195,26 @@ def test_index_then_search_and_concurrency(workdir: Path, connect: Callable[[], 
             assert again.structured_content["embedded"] == 0
             found = await client.call_tool("search_code", {"query": "apply discount", "db_path": "fresh.db"})
             assert found.structured_content["results"][0]["key"] == "function:shop/pricing.py:apply_discount"
+
+    asyncio.run(go())
+
+
+def test_index_code_reads_javascript_source(workdir: Path, jsutil_cpg: Path, sample_dir: Path) -> None:
+    """A CPG file and its source_root: JavaScript hits come with their code."""
+    shutil.copy(jsutil_cpg, workdir / "jsutil.json")
+    shutil.copytree(sample_dir / "jsutil", workdir / "jsutil", dirs_exist_ok=True)
+
+    async def go() -> None:
+        async with stdio(workdir) as client:
+            args = {"path": "jsutil.json", "db_path": "js.db", "source_root": "jsutil"}
+            done = await client.call_tool("index_code", args)
+            assert done.structured_content["warnings"] == []
+            found = await client.call_tool(
+                "search_code", {"query": "slugify a title", "db_path": "js.db", "include_source": True}
+            )
+            top = found.structured_content["results"][0]
+            assert top["key"] == "function:strings.js:slugify"
+            assert top["source"].startswith("function slugify(title) {")
 
     asyncio.run(go())
 

@@ -36,6 +36,7 @@ from greploom.core.lexical import fts_match_expression, identifier_tokens, query
 from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
 from greploom.core.ranking import Candidate, QueryKind, Ranked, query_kind, rank_candidates
 from greploom.core.render import Detail, assemble_context, render_block, render_json
+from greploom.core.spans import with_sources
 from greploom.core.summary import Summary, Tier, summarize_node
 
 __all__ = [
@@ -88,4 +89,5 @@ __all__ = [
     "rrf_fuse",
     "select",
     "summarize_node",
+    "with_sources",
 ]

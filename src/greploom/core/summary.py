@@ -104,9 +104,14 @@ def signature(graph: CpgGraph, node: CpgNode, qualname: str) -> str:
 def docstring(graph: CpgGraph, node: CpgNode) -> str | None:
     """The docstring: a string literal that is the first statement of the body.
 
-    Only Python has docstrings. For a function or class the literal must sit
-    below the ``def``/``class`` line (so a default value is never taken).
+    Python's docstrings are literals: for a function or class the literal
+    must sit below the ``def``/``class`` line (so a default value is never
+    taken). Other languages document a definition with the comment above it,
+    which :mod:`greploom.core.spans` recovers as the ``doc_comment`` attribute.
     """
+    if not is_python(node.file):
+        comment = node.attr("doc_comment")
+        return comment.strip() or None if isinstance(comment, str) else None
     literal = docstring_node(graph, node)
     if literal is None:
         return None

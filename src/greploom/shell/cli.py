@@ -70,6 +70,7 @@ def index(
     model: str | None = None,
     ollama_url: str | None = None,
     embedding_url: str | None = None,
+    source_root: Path | None = None,
     force: bool = False,
 ) -> int:
     """Index a CPG JSON file, or a source directory (built with treeloom first).
@@ -90,6 +91,9 @@ def index(
         Ollama base URL [default: http://127.0.0.1:11434].
     embedding_url
         OpenAI-compatible server base URL (vLLM, TEI, llama.cpp, OpenAI).
+    source_root
+        For a CPG file: the directory treeloom built it from. treeloom records no source for
+        JavaScript, TypeScript, Go, Rust, C and C++; greploom reads it from these files.
     force
         Re-embed every node, e.g. after switching embedders.
     """
@@ -102,6 +106,7 @@ def index(
         model=model,
         ollama_url=ollama_url,
         embedding_url=embedding_url,
+        source_root=source_root,
     )
     progress = _progress_bar if sys.stderr.isatty() else None
     result = run_index(path, config, progress, force=force)

@@ -42,6 +42,7 @@ class GrepLoomConfig:
     top_k: int = 5
     depth: int = 1
     local_model_dir: Path | None = None
+    source_root: Path | None = None  # where treeloom built a CPG file (a directory indexed is its own)
     ranking: str = "signals"  # or "plain": RRF only
     context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
 
@@ -94,7 +95,7 @@ class GrepLoomConfig:
         for key, allowed in (("ranking", RANKINGS), ("context", CONTEXTS)):
             if key in given and given[key] not in allowed:
                 raise UsageError(f"unknown {key} {given[key]!r}; use one of {', '.join(allowed)}")
-        for key in ("db_path", "local_model_dir"):
+        for key in ("db_path", "local_model_dir", "source_root"):
             if key in given:
                 given[key] = Path(given[key])
         config = attrs.evolve(self, **given)

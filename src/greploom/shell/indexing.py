@@ -23,7 +23,7 @@ import attrs
 import greploom
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
-from greploom.core.errors import CpgError, EmbedderError, StoreError
+from greploom.core.errors import CpgError, EmbedderError, StoreError, UsageError
 from greploom.core.hashing import HASH_VERSION, content_hash
 from greploom.core.keys import node_identities
 from greploom.core.lexical import code_tokens, identifier_tokens
@@ -37,6 +37,7 @@ from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.schema import SCHEMA_VERSION, NodeRow
 from greploom.shell.serde import load_cpg
+from greploom.shell.sources import read_sources
 from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import build_cpg_with_treeloom
 
@@ -83,10 +84,14 @@ def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
 
 
 def compute_rows(
-    cpg_path: Path, tier: Tier
+    cpg_path: Path, tier: Tier, source_root: Path | None = None
 ) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str]:
-    """Decide, with the core, every row an index of this CPG holds (plus embed texts)."""
-    data = load_cpg(cpg_path, USED_EDGE_KINDS)
+    """Decide, with the core, every row an index of this CPG holds (plus embed texts).
+
+    ``source_root`` is the directory treeloom built: the files under it give
+    the source of definitions the CPG holds none for (greploom.shell.sources).
+    """
+    data, report = read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root)
     graph = CpgGraph(data)
     idents = node_identities(graph)
     qualnames = {i.node_id: i.qualname for i in idents}
@@ -130,7 +135,7 @@ def compute_rows(
                 " ".join(code_tokens(ctx.source or "")),
             ),
         )
-    warnings = []
+    warnings = list(report.warnings(source_root))
     if data.skipped_nodes or data.skipped_edges:
         warnings.append(
             f"skipped {data.skipped_nodes} nodes and {data.skipped_edges} edges of kinds this "
@@ -161,13 +166,17 @@ def run_index(
     with index_lock(db_path):
         if source.is_dir():
             cpg_path = build_cpg_with_treeloom(source, db_path.with_name(db_path.stem + ".cpg.json"))
+            source_root: Path | None = source.resolve()
         else:
             cpg_path = source
+            source_root = config.source_root.resolve() if config.source_root else None
+        if source_root is not None and not source_root.is_dir():
+            raise UsageError(f"the source root {source_root} is not a directory")
         digest = sha256_of(cpg_path)
-        unchanged = _unchanged_run(db_path, config, digest, force=force)
+        unchanged = _unchanged_run(db_path, config, digest, source_root, force=force)
         if unchanged is not None:
             return attrs.evolve(unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started)
-        rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier)
+        rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier, source_root)
         if source.is_dir() and not rows:
             warnings = (*warnings, f"treeloom found no supported source files in {source}")
         store = IndexStore.open_or_create(db_path)
@@ -209,6 +218,7 @@ def run_index(
                 config=config,
                 cpg_path=cpg_path,
                 digest=digest,
+                source_root=source_root,
                 treeloom_version=treeloom_version,
                 node_count=len(rows),
             )
@@ -268,6 +278,7 @@ def _run_meta(
     config: GrepLoomConfig,
     cpg_path: Path,
     digest: str,
+    source_root: Path | None,
     treeloom_version: str,
     node_count: int,
 ) -> dict[str, str]:
@@ -286,6 +297,8 @@ def _run_meta(
         "tier": config.tier.value,
         "cpg_path": str(cpg_path.resolve()),
         "cpg_digest": digest,
+        # Where the source of non-Python definitions was read (query --cpg reads it again).
+        "source_root": str(source_root) if source_root else "",
         "treeloom_version": treeloom_version,
         "created_at": meta.get("created_at", now),
         "indexed_at": now,
@@ -293,12 +306,14 @@ def _run_meta(
     }
 
 
-def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force: bool) -> IndexResult | None:
+def _unchanged_run(
+    db_path: Path, config: GrepLoomConfig, digest: str, source_root: Path | None, *, force: bool
+) -> IndexResult | None:
     """The result of a run that has nothing to do, or None when there may be work.
 
-    The same CPG file (by sha256), tier, embedder, greploom version and
-    summary rules (HASH_VERSION) as the last run means every node would hash
-    the same: skip reading the CPG.
+    The same CPG file (by sha256), source root, tier, embedder, greploom
+    version and summary rules (HASH_VERSION) as the last run means every node
+    would hash the same: skip reading the CPG.
     """
     if force or not db_path.is_file():
         return None
@@ -312,6 +327,7 @@ def _unchanged_run(db_path: Path, config: GrepLoomConfig, digest: str, *, force:
         local_model = local_model_name(config.local_model_dir)
         same = (
             meta.get("cpg_digest") == digest
+            and meta.get("source_root", "") == (str(source_root) if source_root else "")
             and meta.get("tier") == config.tier.value
             and meta.get("greploom_version") == greploom.__version__
             and meta.get("schema_version") == str(SCHEMA_VERSION)

@@ -176,11 +176,14 @@ class GreploomService:
             None, node_ids, budget=budget, include_source=include_source, cpg_path=self.cpg(cpg_path)
         )
 
-    def index(self, path: str, db_path: str | None, tier: str, force: bool) -> dict[str, Any]:
+    def index(
+        self, path: str, db_path: str | None, tier: str, force: bool, source_root: str | None = None
+    ) -> dict[str, Any]:
         """index_code's result."""
         source = self.guard.check(path, "path")
         db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path
-        config = self.settings.config.with_overrides(db_path=db, tier=tier)
+        root = self.guard.check(source_root, "source_root") if source_root else None
+        config = self.settings.config.with_overrides(db_path=db, tier=tier, source_root=root)
         result = run_index(source, config, force=force)
         return {
             "total": result.total,
@@ -289,9 +292,16 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         db_path: DbPath = None,
         tier: Annotated[Literal["fast", "enhanced"], Field(description="Summary tier.")] = "enhanced",
         force: Annotated[bool, Field(description="Re-embed every node.")] = False,
+        source_root: Annotated[
+            str | None,
+            Field(
+                description="For a CPG file: the directory treeloom built it from, where greploom reads "
+                "the source treeloom does not record (JavaScript, TypeScript, Go, Rust, C, C++)."
+            ),
+        ] = None,
     ) -> ToolResult:
         """Index or re-index code incrementally; searches keep answering while it runs."""
-        result = run("index_code", lambda: service.index(path, db_path, tier, force))
+        result = run("index_code", lambda: service.index(path, db_path, tier, force, source_root))
         return ToolResult(
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )

@@ -40,6 +40,7 @@ from greploom.shell.ports import Embedder, TokenCounter
 from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
 from greploom.shell.serde import load_cpg
+from greploom.shell.sources import read_sources
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
@@ -113,7 +114,7 @@ class QueryEngine:
         self._embedder: Embedder | None = None
         self._embedder_error: str | None = None
         self._meta: dict[str, str] = {}
-        self._cpg: tuple[tuple[str, int, int, str], dict[str, NodeContext]] | None = None
+        self._cpg: tuple[tuple[str, int, int, str, str], dict[str, NodeContext]] | None = None
 
     def close(self) -> None:
         """Close the store and the embedder."""
@@ -154,16 +155,16 @@ class QueryEngine:
         self._meta = meta
         return self._store
 
-    def _cpg_graph(self, cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
+    def _cpg_graph(self, cpg_path: Path, tier: Tier, source_root: Path | None) -> dict[str, NodeContext]:
         """The graph of ``--cpg``, read once and kept while the file and tier stay the same.
 
         A server started with ``--cpg`` would otherwise re-read the whole CPG on
         every call (17 s on numpy's), which is what 0.6.0 did.
         """
         st = cpg_path.stat()
-        stamp = (str(cpg_path.resolve()), st.st_mtime_ns, st.st_size, tier.value)
+        stamp = (str(cpg_path.resolve()), st.st_mtime_ns, st.st_size, tier.value, str(source_root))
         if self._cpg is None or self._cpg[0] != stamp:
-            self._cpg = (stamp, cpg_graph(cpg_path, tier))
+            self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root))
         return self._cpg[1]
 
     def search(
@@ -238,7 +239,10 @@ class QueryEngine:
                         hits = candidates[: config.top_k]
                 graph: Mapping[str, NodeContext]
                 if cpg_path is not None:
-                    graph = self._cpg_graph(cpg_path, Tier(self._meta.get("tier", "enhanced")))
+                    root = self._meta.get("source_root")
+                    graph = self._cpg_graph(
+                        cpg_path, Tier(self._meta.get("tier", "enhanced")), Path(root) if root else None
+                    )
                     missing = [h.key for h in hits if h.key not in graph]
                     unknown.extend(f"{k} (not in {cpg_path.name})" for k in missing)
                 else:
@@ -361,9 +365,9 @@ def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
     return header_line(meta) + "\n\n" + body + "\n"
 
 
-def cpg_graph(cpg_path: Path, tier: Tier) -> dict[str, NodeContext]:
+def cpg_graph(cpg_path: Path, tier: Tier, source_root: Path | None = None) -> dict[str, NodeContext]:
     """The graph of a CPG file, resolved as an index run would (for ``query --cpg``)."""
-    graph = CpgGraph(load_cpg(cpg_path, USED_EDGE_KINDS))
+    graph = CpgGraph(read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root)[0])
     idents = node_identities(graph)
     qualnames = {i.node_id: i.qualname for i in idents}
     summaries = {}

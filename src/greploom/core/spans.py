@@ -1,0 +1,386 @@
+"""Source spans and doc comments of definitions treeloom gives no source for.
+
+treeloom records ``source_text`` and ``end_location`` only for Python (and
+``source_text`` for Java); a JavaScript, TypeScript, Go, Rust, C or C++
+function or class has a start position and nothing else
+(``../shared/TREELOOM_CPG.md``). Without its body greploom could show no code
+for those languages and had nothing but a signature to search. Given the
+file's text (the shell reads it), these functions find where a definition
+ends and what comment documents it:
+
+- :func:`definition_end`: from the definition's start, skip strings,
+  comments, template literals, regex literals, raw strings, char literals and
+  lifetimes of the file's language family, and end at the ``}`` that closes
+  the first ``{`` opened outside parentheses; a definition without a body
+  (a prototype, an abstract method, ``type T int``, an arrow function
+  returning an expression) ends at its ``;``, at the end of its line where the
+  language ends statements there, or before a blank line. No end found (an
+  unclosed body) gives None: nothing is invented.
+- :func:`doc_comment`: the comment block directly above the definition (a
+  ``/** ... */`` or ``/* ... */`` block, or a run of ``//`` / ``///`` lines),
+  past attribute and annotation lines (``#[derive(..)]``, ``@Override``),
+  with no blank line between; comment markers removed. Tool directives
+  (``//go:generate``, ``// eslint-disable``) are not documentation.
+- :func:`with_sources`: a copy of the CPG whose function and class nodes in
+  those languages carry the recovered ``source_text``, ``end_location`` and
+  ``doc_comment`` (greploom's own attribute; treeloom writes none).
+
+Laws (tests/properties/test_spans.py): a body's braces, strings and
+comments holding any braces never move its end; the span never ends before
+it starts nor past the text; the source of a definition starts at its line
+and ends with its closing brace; a doc comment is found only when it touches
+the definition; Python nodes and nodes that have source are left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import attrs
+
+from greploom.core.cpg import AttrPairs, AttrValue, CpgData, CpgNode, NodeKind, SourceLocation
+
+# Lexical family of each extension treeloom parses without recording source.
+FAMILIES: dict[str, str] = {
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
+    ".go": "go",
+    ".rs": "rust",
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".java"), "c"),
+}
+MAX_DOC_CHARS = 2000  # a doc comment longer than this is cut: it is a license or a manual
+_REGEX_BEFORE = frozenset("(,=:[!&|?{};~+-*%<>^")
+_REGEX_KEYWORDS = frozenset(("return", "typeof", "case", "in", "of", "void", "yield", "await", "delete"))
+_RUST_CHAR = re.compile(r"'(?:[^\\'\n]|\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.))'")
+_RUST_RAW = re.compile(r'b?r(#*)"')
+_CPP_RAW = re.compile(r'(?:u8|[uUL])?R"([^()\\\s]{0,16})\(')
+_DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
+
+
+def family_of(file: str) -> str | None:
+    """The lexical family of a file by its extension, or None for the languages with source."""
+    dot = file.rfind(".")
+    return FAMILIES.get(file[dot:].lower()) if dot >= 0 else None
+
+
+def line_offset(text: str, line: int, column: int = 0) -> int | None:
+    """The offset of a 1-based line and a 0-based UTF-8 byte column, or None past the end."""
+    if line < 1:
+        return None
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start)
+        if start < 0:
+            return None
+        start += 1
+    end = text.find("\n", start)
+    row = text[start : end if end >= 0 else len(text)]
+    prefix = row.encode("utf-8")[: max(column, 0)].decode("utf-8", errors="ignore")
+    return start + len(prefix)
+
+
+def _skip_line_comment(text: str, i: int) -> int:
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end  # the newline itself is still read
+
+
+def _skip_block_comment(text: str, i: int, nested: bool) -> int:
+    depth, j = 1, i + 2
+    while j < len(text):
+        if nested and text.startswith("/*", j):
+            depth, j = depth + 1, j + 2
+        elif text.startswith("*/", j):
+            depth, j = depth - 1, j + 2
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    return len(text)
+
+
+def _skip_quoted(text: str, i: int, quote: str, *, multiline: bool) -> int:
+    j = i + 1
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == quote:
+            return j + 1
+        if c == "\n" and not multiline:
+            return j  # an unterminated literal ends at its line
+        j += 1
+    return len(text)
+
+
+def _skip_raw(text: str, i: int, closing: str) -> int:
+    end = text.find(closing, i)
+    return len(text) if end < 0 else end + len(closing)
+
+
+def _skip_template(text: str, i: int) -> int:
+    """A JS template literal from its opening backtick; ``${...}`` may nest code."""
+    j = i + 1
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+        elif c == "`":
+            return j + 1
+        elif text.startswith("${", j):
+            j = _skip_code_until_close(text, j + 2)
+        else:
+            j += 1
+    return len(text)
+
+
+def _skip_code_until_close(text: str, i: int) -> int:
+    """Past the ``}`` closing a ``${`` substitution (JS code inside a template)."""
+    depth, j, last = 1, i, ""
+    while j < len(text):
+        skipped = _skip_literal(text, j, "js", last)
+        if skipped is not None:
+            j = skipped
+            continue
+        c = text[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        if not c.isspace():
+            last = c
+        j += 1
+    return len(text)
+
+
+def _regex_may_start(last: str) -> bool:
+    return last == "" or last in _REGEX_BEFORE or last in _REGEX_KEYWORDS
+
+
+def _skip_regex(text: str, i: int) -> int:
+    j, in_class = i + 1, False
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "\n":
+            return j
+        if c == "[":
+            in_class = True
+        elif c == "]":
+            in_class = False
+        elif c == "/" and not in_class:
+            return j + 1
+        j += 1
+    return len(text)
+
+
+def _skip_literal(text: str, i: int, family: str, last: str) -> int | None:
+    """Past a comment or literal starting at ``i``, or None when none starts there.
+
+    ``last`` is the previous significant character or word (JS regex literals
+    start only where an operand may).
+    """
+    c = text[i]
+    if c == "/" and i + 1 < len(text):
+        nxt = text[i + 1]
+        if nxt == "/":
+            return _skip_line_comment(text, i)
+        if nxt == "*":
+            return _skip_block_comment(text, i, nested=family == "rust")
+        if family == "js" and _regex_may_start(last):
+            return _skip_regex(text, i)
+        return None
+    if c == '"':
+        return _skip_quoted(text, i, '"', multiline=family == "rust")
+    if c == "'":
+        if family == "rust":
+            match = _RUST_CHAR.match(text, i)
+            return match.end() if match else i + 1  # a lifetime: just the quote
+        return _skip_quoted(text, i, "'", multiline=False)
+    if c == "`":
+        if family == "js":
+            return _skip_template(text, i)
+        if family == "go":
+            return _skip_raw(text, i + 1, "`")
+        return None
+    word_start = i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+    if family == "rust" and c in "rb" and word_start:
+        match = _RUST_RAW.match(text, i)
+        if match:
+            return _skip_raw(text, match.end(), '"' + match.group(1))
+    if family == "c" and c in "uULR" and word_start:
+        match = _CPP_RAW.match(text, i)
+        if match:
+            return _skip_raw(text, match.end(), ")" + match.group(1) + '"')
+    return None
+
+
+def definition_end(text: str, start: int, family: str) -> int | None:
+    """The offset just past the definition starting at ``start``, or None when none is found."""
+    parens = 0  # (), [] and any {} opened inside them
+    braces = 0  # the body's {} nesting
+    last = ""  # previous significant character, or the word just read
+    arrow = False  # a JS `=>` read outside parentheses, before any body
+    line_start = True  # only whitespace read since the last newline
+    content_end = start  # end of the last non-space character read
+    i, n = start, len(text)
+    while i < n:
+        skipped = _skip_literal(text, i, family, last)
+        if skipped is not None:
+            if text[i] != "/" or text[i + 1 : i + 2] not in ("/", "*"):
+                last, content_end = '"', skipped
+            i, line_start = skipped, False
+            continue
+        c = text[i]
+        if c == "\n":
+            if braces == 0 and parens == 0 and content_end > start:
+                if line_start:  # a blank line before any body: a declaration
+                    return content_end
+                if family == "go" or (arrow and last not in "=>({[,"):
+                    return content_end
+            line_start = True
+            i += 1
+            continue
+        if c.isspace():
+            i += 1
+            continue
+        line_start = False
+        if c.isalnum() or c in "_$":
+            j = i
+            while j < n and (text[j].isalnum() or text[j] in "_$"):
+                j += 1
+            last, i, content_end = text[i:j], j, j
+            continue
+        content_end = i + 1
+        if braces == 0 and parens == 0 and c == "{":
+            braces = 1
+        elif braces > 0 and parens == 0 and c in "{}":
+            braces += 1 if c == "{" else -1
+            if braces == 0:
+                return i + 1
+        elif c in "([{":
+            parens += 1
+        elif c in ")]}":
+            parens = max(parens - 1, 0)
+        elif braces == 0 and parens == 0:
+            if c == ";":
+                return i + 1
+            if c == ">" and last == "=" and family == "js":
+                arrow = True
+        last = c
+        i += 1
+    return None
+
+
+def doc_comment(text: str, line: int) -> str | None:
+    """The comment directly above a 1-based line (attribute lines passed over), cleaned."""
+    lines = text.split("\n")
+    row = min(line - 1, len(lines)) - 1
+    while row >= 0 and lines[row].strip().startswith(("@", "#[", "#![")):
+        row -= 1
+    if row < 0:
+        return None
+    above = lines[row].strip()
+    block: list[str] = []
+    if above.endswith("*/"):
+        first = row
+        while first >= 0 and "/*" not in lines[first]:
+            first -= 1
+        if first < 0 or lines[first].strip()[:2] != "/*":
+            return None
+        block = lines[first : row + 1]
+        cleaned = [_strip_block_line(s) for s in block]
+    elif above.startswith("//"):
+        first = row
+        while first >= 0 and lines[first].strip().startswith("//"):
+            first -= 1
+        block = [s.strip() for s in lines[first + 1 : row + 1]]
+        cleaned = [re.sub(r"^//[/!]?", "", s).strip() for s in block if not _DIRECTIVE.match(s)]
+    else:
+        return None
+    doc = "\n".join(cleaned).strip()
+    if len(doc) > MAX_DOC_CHARS:
+        doc = doc[:MAX_DOC_CHARS].rsplit(" ", 1)[0] + " ..."
+    return doc or None
+
+
+def _strip_block_line(line: str) -> str:
+    s = line.strip()
+    s = re.sub(r"^/\*+!?", "", s)
+    s = re.sub(r"\*+/$", "", s)
+    s = re.sub(r"^\*+(?!/)", "", s)
+    return s.strip()
+
+
+@attrs.frozen
+class Recovered:
+    """A definition's recovered source, last line and doc comment."""
+
+    source: str
+    end_line: int
+    doc: str | None
+
+
+def recover(text: str, line: int, column: int, family: str) -> Recovered | None:
+    """The source (whole lines, from the definition's line to its end), or None when no end is found."""
+    start = line_offset(text, line, column)
+    if start is None:
+        return None
+    end = definition_end(text, start, family)
+    if end is None:
+        return None
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    source = text[first : last if last >= 0 else len(text)]
+    return Recovered(source=source, end_line=line + source.count("\n"), doc=doc_comment(text, line))
+
+
+def _with_attrs(pairs: AttrPairs, extra: Mapping[str, AttrValue]) -> AttrPairs:
+    kept = [(k, v) for k, v in pairs if k not in extra]
+    return tuple(sorted([*kept, *((k, v) for k, v in extra.items() if v is not None)]))
+
+
+def needs_source(node: CpgNode) -> bool:
+    """A function or class in a language treeloom records no source for, still without it."""
+    return (
+        node.kind in (NodeKind.FUNCTION, NodeKind.CLASS)
+        and node.location is not None
+        and family_of(node.file) is not None
+        and (not isinstance(node.attr("source_text"), str) or node.attr("doc_comment") is None)
+    )
+
+
+def with_sources(data: CpgData, files: Mapping[str, str]) -> tuple[CpgData, int]:
+    """The CPG with recovered source for the nodes that need it; also how many got it.
+
+    ``files`` maps a node's ``file`` to that file's text; nodes of other files
+    are left as they are. A node that already has ``source_text`` (Java) keeps
+    it and its end, and gains only its doc comment.
+    """
+    nodes: list[CpgNode] = []
+    recovered = 0
+    for node in data.nodes:
+        family = family_of(node.file)
+        text = files.get(node.file)
+        if family is None or text is None or node.location is None or not needs_source(node):
+            nodes.append(node)
+            continue
+        if isinstance(node.attr("source_text"), str):
+            doc = doc_comment(text, node.line)
+            nodes.append(attrs.evolve(node, attrs=_with_attrs(node.attrs, {"doc_comment": doc})))
+            continue
+        got = recover(text, node.line, node.location.column, family)
+        if got is None:
+            nodes.append(node)
+            continue
+        recovered += 1
+        end = SourceLocation(node.file, got.end_line, 0)
+        extra: dict[str, AttrValue] = {"source_text": got.source, "doc_comment": got.doc}
+        nodes.append(
+            attrs.evolve(node, end_location=node.end_location or end, attrs=_with_attrs(node.attrs, extra))
+        )
+    return attrs.evolve(data, nodes=tuple(nodes)), recovered

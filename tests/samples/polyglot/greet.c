@@ -1,0 +1,8 @@
+#include <stdio.h>
+
+/* Prints a greeting for the name. */
+int greet(const char *name)
+{
+    printf("hi %s }\n", name);
+    return '}';
+}
