@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import apsw
 
-from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path
+from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path, source_dir
 from benchmarks.quality.withhold import without_docstrings
 from greploom.core.adaptive import CEILING, select
 from greploom.core.cpg import CpgGraph
@@ -78,13 +78,15 @@ def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
     return out
 
 
-def index(cpg: Path, name: str) -> Path:
+def index(cpg: Path, name: str, source_root: Path) -> Path:
     db = WORK / "index" / f"{name}.db"
     db.parent.mkdir(parents=True, exist_ok=True)
+    # The source root gives JavaScript definitions their source (treeloom records none).
+    config = GrepLoomConfig(db_path=db, source_root=source_root)
     try:
-        run_index(cpg, GrepLoomConfig(db_path=db))
+        run_index(cpg, config)
     except EmbedderError:  # built with another model (an older bundled one): start over
-        run_index(cpg, GrepLoomConfig(db_path=db), force=True)
+        run_index(cpg, config, force=True)
     return db
 
 
@@ -209,11 +211,12 @@ def run(
     for corpus in corpora:
         queries = json.loads((HERE / "queries" / f"{corpus.name}.json").read_text())
         withhold = {k for q in queries for k in q.get("withhold", [])}
-        main_db = index(cpg_path(corpus), corpus.name)
+        main_db = index(cpg_path(corpus), corpus.name, source_dir(corpus))
         runners = {"main": Runner(main_db, embedder)}
         if withhold:
             runners["withheld"] = Runner(
-                index(withheld_cpg(corpus, withhold), f"{corpus.name}-withheld"), embedder
+                index(withheld_cpg(corpus, withhold), f"{corpus.name}-withheld", source_dir(corpus)),
+                embedder,
             )
         for mode in modes:
             rows = []
