@@ -198,6 +198,46 @@ def test_punctuation_is_not_part_of_a_symbol(word: str, punctuation: str, templa
         assert named_symbols(query) == ()
 
 
+def test_each_language_s_test_and_generated_files() -> None:
+    """Test and generated files by the conventions of each language; look-alikes are product code."""
+    tests = (
+        "pkg/client_test.go",
+        "src/test/java/a/B.java",
+        "src/main/java/a/ClientTest.java",
+        "Foo.Tests/BarTests.cs",
+        "spec/models/user_spec.rb",
+        "lib/user_spec.rb",
+        "base/net_unittest.cc",
+        "src/__tests__/a.ts",
+        "src/a.spec.ts",
+        "internal/testdata/x.go",
+        "pkg/mocks/store.go",
+        "src/it/ClientIT.java",
+    )
+    for path in tests:
+        assert path_category(path) == "test", path
+    generated = (
+        "api/v1/types.pb.go",
+        "proto/a_pb2_grpc.py",
+        "apis/zz_generated.deepcopy.go",
+        "lib/model.g.dart",
+        "dist/index.js",
+        "build/lib/pkg/mod.py",
+    )
+    for path in generated:
+        assert path_category(path) == "generated", path
+    for path in (
+        "src/main/java/a/Latest.java",
+        "pkg/contest.go",
+        "lib/protest.rb",
+        "src/builder.ts",
+        "pkg/distance.py",
+        "src/Testing.java",
+        "lib/mockingbird/a.py",
+    ):
+        assert path_category(path) is None, path
+
+
 def test_stubs_are_not_product_code() -> None:
     """Type stubs and declaration files describe code that lives elsewhere."""
     for path in ("attr/__init__.pyi", "types/index.d.ts", "lib/mod.d.mts"):

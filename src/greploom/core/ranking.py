@@ -60,18 +60,29 @@ NATURAL_WEIGHTS = (1.0, 1.0)
 
 _SYMBOLISH = re.compile(r"^[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*(?:\(\))?$")
 _CATEGORIES: dict[str, re.Pattern[str]] = {
+    # Each language's conventions: tests/ and __tests__/ folders, test_x.py,
+    # x_test.go, x_spec.rb, x_unittest.cc, x.test.ts, x.spec.js (Java's and
+    # C#'s FooTest.java need the case, see _CAMEL_TEST), Go's testdata/, mocks.
     "test": re.compile(
-        r"(^|/)(tests?|testing|__tests__|spec|specs)(/|$)"
-        r"|(^|/)(test_[^/]*|[^/]*_tests?\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
+        r"(^|/)(tests?|testing|__tests__|spec|specs|testdata|__mocks__|mocks?)(/|$)"
+        r"|(^|/)(test_[^/]*|[^/]*_(tests?|spec|unittest)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
     ),
     "example": re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)(/|$)"),
     "vendored": re.compile(r"(^|/)(_?vendor(ed)?|third_party|extern(al)?|node_modules)(/|$)"),
-    "generated": re.compile(r"(^|/)[^/]*(_pb2|_generated|\.gen|\.min)\.\w+$|(^|/)generated(/|$)"),
+    # Generated code and build output (dist/ and build/ hold copies of the sources).
+    "generated": re.compile(
+        r"(^|/)[^/]*(_pb2|_pb2_grpc|_generated|\.gen|\.min|\.pb|\.generated|\.g)\.\w+$"
+        r"|(^|/)(zz_generated[^/]*|[^/]*\.bundle\.js)$|(^|/)(generated|dist|build)(/|$)"
+    ),
     "compat": re.compile(r"(^|/)(_?compat|six|py2|legacy)(\.\w+|/|$)"),
     # Declarations of code that lives elsewhere: attrs ships a .pyi beside each
     # module, and its stubs filled 42 of the 150 top-5 places of its queries.
     "stub": re.compile(r"\.pyi$|\.d\.[cm]?ts$"),
 }
+# FooTest.java, FooTests.cs, FooSpec.scala, FooIT.java: by case, so Latest.java is not a test.
+_CAMEL_TEST = re.compile(
+    r"(^|/)[A-Za-z0-9_]*[a-z0-9](Test|Tests|Spec|IT)\.(java|kt|kts|scala|groovy|swift|cs|php)$"
+)
 _ASKS_FOR: dict[str, frozenset[str]] = {
     "test": frozenset({"test", "tests", "testing", "fixture", "fixtures", "pytest", "spec", "mock"}),
     "example": frozenset({"example", "examples", "sample", "demo", "docs", "benchmark"}),
@@ -137,6 +148,8 @@ def backend_weights(kind: QueryKind) -> tuple[float, float]:
 
 def path_category(file: str) -> str | None:
     """Which kind of non-product code a path holds (test, example, ...), or None."""
+    if _CAMEL_TEST.search(file):
+        return "test"
     lowered = file.lower()
     for category, pattern in _CATEGORIES.items():
         if pattern.search(lowered):
