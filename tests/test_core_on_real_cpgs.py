@@ -157,17 +157,28 @@ def test_javascript_sample(jsutil_cpg: Path, key: str) -> None:
 
 
 def test_sources_recovered_for_every_brace_language(sample_dir: Path, tmp_path: Path) -> None:
-    """treeloom gives TS, Go, Rust and C definitions no source; the files give all of it back."""
+    """treeloom gives TS, Go, Rust and C definitions no source; the files give all of it back.
+
+    Java has its source from treeloom, and gains its Javadoc.
+    """
     root = sample_dir / "polyglot"
     data = load_cpg(build_cpg_file(root, tmp_path / "polyglot.json"))
-    bodiless = [n for n in data.nodes if n.kind.value in ("function", "class")]
+    definitions = [n for n in data.nodes if n.kind.value in ("function", "class")]
+    bodiless = [n for n in definitions if not n.file.endswith(".java")]
     assert bodiless and all(n.attr("source_text") is None and n.end_line is None for n in bodiless)
-    files = {n.file: (root / n.file).read_text() for n in bodiless}
+    files = {n.file: (root / n.file).read_text() for n in definitions}
     recovered, count = with_sources(data, files)
     assert count == len(bodiless) == 10
+    java = {n.name: n for n in recovered.nodes if n.file == "Ledger.java" and n.kind.value != "module"}
+    assert java["Ledger"].attr("doc_comment") == "A running balance of entries."
+    assert java["record"].attr("doc_comment") == (
+        "Records one entry.\n@param amount cents, negative for a withdrawal"
+    )
+    before = {n.id: n for n in data.nodes}
+    assert all(n.attr("source_text") == before[n.id].attr("source_text") for n in java.values())
     spans = {}
     for node in recovered.nodes:
-        if node.kind.value in ("function", "class"):
+        if node.kind.value in ("function", "class") and not node.file.endswith(".java"):
             lines = files[node.file].split("\n")
             assert node.attr("source_text") == "\n".join(lines[node.line - 1 : node.end_line])
             spans[f"{node.file}:{node.name}"] = (node.line, node.end_line, node.attr("doc_comment"))

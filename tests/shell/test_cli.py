@@ -166,6 +166,24 @@ def test_a_directory_is_its_own_source_root(sample_dir: Path, tmp_path: Path) ->
     assert "```go\nfunc Sum(xs []int) int {" in run.out and "\treturn t\n}\n```" in run.out
 
 
+def test_files_treeloom_leaves_out_are_named(tmp_path: Path) -> None:
+    """A file with a syntax error and a language without a parser are warned about, not silently lost."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ok.py").write_text("def ok():\n    return 1\n")
+    (project / "broken.py").write_text("def broken(:\n    pass\n")
+    (project / "model.rb").write_text("class Model\nend\n")
+    done = cli("index", project, "--db", tmp_path / "p.db")
+    assert done.code == 0
+    assert (
+        "warning: treeloom could not parse 1 file (a syntax error drops a whole file), not indexed: broken.py"
+        in done.err
+    )
+    assert "warning: treeloom has no parser for 1 file here, not indexed: 1 .rb" in done.err
+    again = cli("index", project, "--db", tmp_path / "p.db")  # nothing changed: still said
+    assert "not indexed: broken.py" in again.err and "indexed 2 nodes: 0 embedded" in again.out
+
+
 def test_query_with_cpg_uses_that_file(indexed: Path, pyshop_cpg: Path) -> None:
     """--cpg expands through the given CPG instead of the stored graph."""
     envelope = cli("query", "backoff", "--db", indexed, "--cpg", pyshop_cpg, "--format", "json").json()

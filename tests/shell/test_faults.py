@@ -96,9 +96,7 @@ def test_embedder_mismatch_is_refused(pyshop_cpg: Path, tmp_path: Path) -> None:
     db = tmp_path / "l.db"
     assert cli("index", pyshop_cpg, "--db", db).code == 0
     run = cli("query", "x", "--db", db, "--provider", "ollama")
-    assert (
-        run.code == 5 and f"embedded with local:{LOCAL_MODEL}, not ollama:nomic-embed-text" in run.err
-    )
+    assert run.code == 5 and f"embedded with local:{LOCAL_MODEL}, not ollama:nomic-embed-text" in run.err
     assert cli("query", "x", "--db", db, "--provider", "local").code == 0
     env_run = cli("query", "x", "--db", db, env={"GREPLOOM_PROVIDER": "openai"})
     assert env_run.code == 5

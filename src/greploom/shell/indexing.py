@@ -165,18 +165,24 @@ def run_index(
     db_path = config.db_path
     with index_lock(db_path):
         if source.is_dir():
-            cpg_path = build_cpg_with_treeloom(source, db_path.with_name(db_path.stem + ".cpg.json"))
+            cpg_path, built_warnings = build_cpg_with_treeloom(
+                source, db_path.with_name(db_path.stem + ".cpg.json")
+            )
             source_root: Path | None = source.resolve()
         else:
             cpg_path = source
             source_root = config.source_root.resolve() if config.source_root else None
+            built_warnings = ()
         if source_root is not None and not source_root.is_dir():
             raise UsageError(f"the source root {source_root} is not a directory")
         digest = sha256_of(cpg_path)
         unchanged = _unchanged_run(db_path, config, digest, source_root, force=force)
         if unchanged is not None:
-            return attrs.evolve(unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started)
+            return attrs.evolve(
+                unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started, warnings=built_warnings
+            )
         rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier, source_root)
+        warnings = (*built_warnings, *warnings)
         if source.is_dir() and not rows:
             warnings = (*warnings, f"treeloom found no supported source files in {source}")
         store = IndexStore.open_or_create(db_path)
