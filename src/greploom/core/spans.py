@@ -35,7 +35,7 @@ the definition; Python nodes and nodes that have source are left as they are.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -63,20 +63,34 @@ def family_of(file: str) -> str | None:
     return FAMILIES.get(file[dot:].lower()) if dot >= 0 else None
 
 
-def line_offset(text: str, line: int, column: int = 0) -> int | None:
+@attrs.frozen
+class SourceFile:
+    """A file's text with its lines and their offsets, split once for all its definitions."""
+
+    text: str
+    lines: tuple[str, ...]
+    starts: tuple[int, ...]  # offset of each line's first character
+
+    @classmethod
+    def of(cls, text: str | SourceFile) -> SourceFile:
+        """The file for a text (a SourceFile is returned as it is)."""
+        if isinstance(text, SourceFile):
+            return text
+        lines = tuple(text.split("\n"))
+        starts, offset = [], 0
+        for row in lines:
+            starts.append(offset)
+            offset += len(row) + 1
+        return cls(text, lines, tuple(starts))
+
+
+def line_offset(file: str | SourceFile, line: int, column: int = 0) -> int | None:
     """The offset of a 1-based line and a 0-based UTF-8 byte column, or None past the end."""
-    if line < 1:
+    src = SourceFile.of(file)
+    if not 1 <= line <= len(src.lines):
         return None
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start)
-        if start < 0:
-            return None
-        start += 1
-    end = text.find("\n", start)
-    row = text[start : end if end >= 0 else len(text)]
-    prefix = row.encode("utf-8")[: max(column, 0)].decode("utf-8", errors="ignore")
-    return start + len(prefix)
+    prefix = src.lines[line - 1].encode("utf-8")[: max(column, 0)].decode("utf-8", errors="ignore")
+    return src.starts[line - 1] + len(prefix)
 
 
 def _skip_line_comment(text: str, i: int) -> int:
@@ -276,16 +290,16 @@ def definition_end(text: str, start: int, family: str) -> int | None:
     return None
 
 
-def doc_comment(text: str, line: int) -> str | None:
+def doc_comment(file: str | SourceFile, line: int) -> str | None:
     """The comment directly above a 1-based line (attribute lines passed over), cleaned."""
-    lines = text.split("\n")
+    lines = SourceFile.of(file).lines
     row = min(line - 1, len(lines)) - 1
     while row >= 0 and lines[row].strip().startswith(("@", "#[", "#![")):
         row -= 1
     if row < 0:
         return None
     above = lines[row].strip()
-    block: list[str] = []
+    block: Sequence[str] = ()
     if above.endswith("*/"):
         first = row
         while first >= 0 and "/*" not in lines[first]:
@@ -325,18 +339,19 @@ class Recovered:
     doc: str | None
 
 
-def recover(text: str, line: int, column: int, family: str) -> Recovered | None:
+def recover(file: str | SourceFile, line: int, column: int, family: str) -> Recovered | None:
     """The source (whole lines, from the definition's line to its end), or None when no end is found."""
-    start = line_offset(text, line, column)
+    src = SourceFile.of(file)
+    start = line_offset(src, line, column)
     if start is None:
         return None
-    end = definition_end(text, start, family)
+    end = definition_end(src.text, start, family)
     if end is None:
         return None
-    first = text.rfind("\n", 0, start) + 1
-    last = text.find("\n", end)
-    source = text[first : last if last >= 0 else len(text)]
-    return Recovered(source=source, end_line=line + source.count("\n"), doc=doc_comment(text, line))
+    first = src.starts[line - 1]
+    last = src.text.find("\n", end)
+    source = src.text[first : last if last >= 0 else len(src.text)]
+    return Recovered(source=source, end_line=line + source.count("\n"), doc=doc_comment(src, line))
 
 
 def _with_attrs(pairs: AttrPairs, extra: Mapping[str, AttrValue]) -> AttrPairs:
@@ -363,9 +378,13 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> tuple[CpgData, int]
     """
     nodes: list[CpgNode] = []
     recovered = 0
+    split: dict[str, SourceFile] = {}
     for node in data.nodes:
         family = family_of(node.file)
-        text = files.get(node.file)
+        raw = files.get(node.file)
+        if raw is not None and node.file not in split:
+            split[node.file] = SourceFile.of(raw)
+        text = split.get(node.file)
         if family is None or text is None or node.location is None or not needs_source(node):
             nodes.append(node)
             continue
