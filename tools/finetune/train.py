@@ -2,6 +2,8 @@
 
     python tools/finetune/train.py WORKDIR          # writes WORKDIR/tuned.pt
     HOLD=1 python tools/finetune/train.py WORKDIR   # hold out 20% of the packages and report MRR
+    HOLD=a,b python tools/finetune/train.py WORKDIR # hold out these packages
+    PAIRS=pairs.json,pairs_other.json ...           # train on several pair files of WORKDIR
 
 Each batch comes from one package, the pairs of a file together, so the
 other pairs in a batch are hard negatives (siblings of the right definition)
@@ -41,15 +43,17 @@ def main() -> int:  # noqa: PLR0915 (one straight script)
     tokenizer.enable_truncation(256)
     tokenizer.no_padding()
     by_package: dict[str, list[dict[str, Any]]] = {}
-    for pair in json.loads((work / "pairs.json").read_text()):
-        by_package.setdefault(pair["package"], []).append(pair)
+    for name in os.environ.get("PAIRS", "pairs.json").split(","):
+        for pair in json.loads((work / name).read_text()):
+            by_package.setdefault(pair["package"], []).append(pair)
     packages = sorted(by_package)
     rng = np.random.default_rng(0)
-    held = (
-        set(rng.choice(packages, size=len(packages) // 5, replace=False))
-        if os.environ.get("HOLD") == "1"
-        else set()
-    )
+    hold = os.environ.get("HOLD", "")
+    if hold == "1":
+        held = set(rng.choice(packages, size=len(packages) // 5, replace=False))
+    else:
+        held = set(hold.split(",")) - {""}
+        assert held <= set(packages), held - set(packages)
     train: list[dict[str, Any]] = []
     val: list[dict[str, Any]] = []
     for name in packages:
