@@ -167,8 +167,9 @@ def test_sources_recovered_for_every_brace_language(sample_dir: Path, tmp_path: 
     bodiless = [n for n in definitions if not n.file.endswith(".java")]
     assert bodiless and all(n.attr("source_text") is None and n.end_line is None for n in bodiless)
     files = {n.file: (root / n.file).read_text() for n in definitions}
-    recovered, count = with_sources(data, files)
-    assert count == len(bodiless) == 10
+    done = with_sources(data, files)
+    recovered = done.data
+    assert done.recovered == len(bodiless) == 10 and done.stale == 0
     java = {n.name: n for n in recovered.nodes if n.file == "Ledger.java" and n.kind.value != "module"}
     assert java["Ledger"].attr("doc_comment") == "A running balance of entries."
     assert java["record"].attr("doc_comment") == (

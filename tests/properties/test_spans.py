@@ -14,6 +14,8 @@ Laws:
    in between do not.
 5. Python nodes, nodes of files not given and nodes that already have source
    keep it as it is.
+6. A definition whose name is not at its line in the file (the file was
+   edited after the CPG was built) gets no source, and is counted as stale.
 """
 
 from __future__ import annotations
@@ -154,15 +156,16 @@ def test_python_given_and_other_files_are_left_alone(
         CpgNode(
             id=f"function:{file}:{i}",
             kind=NodeKind.FUNCTION,
-            name=f"f{i}",
+            name="f",
             location=SourceLocation(file, 1, 0),
             attrs=(("source_text", "kept"),) if has_source else (),
         )
         for i, (file, has_source) in enumerate(spec)
     )
     files = dict.fromkeys(given_files, "function f() { return 1; }\n")
-    out, recovered = with_sources(CpgData(nodes=nodes, edges=()), files)
-    assert len(out.nodes) == len(nodes)
+    done = with_sources(CpgData(nodes=nodes, edges=()), files)
+    out, recovered = done.data, done.recovered
+    assert len(out.nodes) == len(nodes) and done.stale == 0
     changed = 0
     for before, after in zip(nodes, out.nodes, strict=True):
         eligible = before.file in given_files and not before.file.endswith(".py")
@@ -175,3 +178,17 @@ def test_python_given_and_other_files_are_left_alone(
             assert after.attr("source_text") == "function f() { return 1; }" and after.end_line == 1
         assert attrs.evolve(after, attrs=before.attrs, end_location=before.end_location) == before
     assert recovered == changed
+
+
+@given(st.integers(0, 4), st.sampled_from(("b.js", "c.go", "d.java")))
+def test_a_file_edited_since_the_cpg_gives_no_source(shift: int, file: str) -> None:
+    """The CPG says line 1; lines inserted above move the definition: its source is not taken."""
+    node = CpgNode(
+        id="function:x:1", kind=NodeKind.FUNCTION, name="handler", location=SourceLocation(file, 1, 0)
+    )
+    text = "// a new header line\n" * shift + "function handler() { return 1; }\n"
+    done = with_sources(CpgData(nodes=(node,), edges=()), {file: text})
+    if shift == 0:
+        assert done.stale == 0 and done.data.nodes[0].attr("source_text") is not None
+    elif shift > 2:
+        assert done.stale == 1 and done.data.nodes == (node,)

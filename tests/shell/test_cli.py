@@ -156,6 +156,22 @@ def test_javascript_source_comes_from_the_files(jsutil_cpg: Path, sample_dir: Pa
     assert missing.code == 2 and "is not a directory" in missing.err and "Traceback" not in missing.err
 
 
+def test_files_edited_after_the_cpg_are_not_read_wrong(
+    jsutil_cpg: Path, sample_dir: Path, tmp_path: Path
+) -> None:
+    """Lines inserted since treeloom ran shift every span: no source for those, and the run says so."""
+    root = tmp_path / "jsutil"
+    shutil.copytree(sample_dir / "jsutil", root)
+    strings = root / "strings.js"
+    strings.write_text("// one\n// two\n// three\n// four\n" + strings.read_text())
+    done = cli("index", jsutil_cpg, "--db", tmp_path / "js.db", "--source-root", root)
+    assert done.code == 0 and "are not where the CPG puts them" in done.err and "rebuild the CPG" in done.err
+    run = cli("query", "slugify a title", "--db", tmp_path / "js.db", "--include-source")
+    assert "## hit: function strings.slugify (strings.js:6)" in run.out
+    block = run.out.split("## hit: function strings.slugify", 1)[1].split("## ", 1)[0]
+    assert "```" not in block and "Defined at strings.js:6\n" in block  # no code, no made-up end
+
+
 def test_a_directory_is_its_own_source_root(sample_dir: Path, tmp_path: Path) -> None:
     """Indexing a TypeScript/Go/Rust/C directory shows each definition's code."""
     db = tmp_path / "poly.db"

@@ -23,7 +23,9 @@ ends and what comment documents it:
   (``//go:generate``, ``// eslint-disable``) are not documentation.
 - :func:`with_sources`: a copy of the CPG whose function and class nodes in
   those languages carry the recovered ``source_text``, ``end_location`` and
-  ``doc_comment`` (greploom's own attribute; treeloom writes none).
+  ``doc_comment`` (greploom's own attribute; treeloom writes none), unless
+  the file no longer holds the definition's name at its line (edited since
+  the CPG was built: counted, left without source rather than shown wrong).
 
 Laws (tests/properties/test_spans.py): a body's braces, strings and
 comments holding any braces never move its end; the span never ends before
@@ -52,6 +54,7 @@ MAX_DOC_CHARS = 2000  # a doc comment longer than this is cut: it is a license o
 _REGEX_BEFORE = frozenset("(,=:[!&|?{};~+-*%<>^")
 _REGEX_KEYWORDS = frozenset(("return", "typeof", "case", "in", "of", "void", "yield", "await", "delete"))
 _RUST_CHAR = re.compile(r"'(?:[^\\'\n]|\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.))'")
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _RUST_RAW = re.compile(r'b?r(#*)"')
 _CPP_RAW = re.compile(r'(?:u8|[uUL])?R"([^()\\\s]{0,16})\(')
 _DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
@@ -369,15 +372,37 @@ def needs_source(node: CpgNode) -> bool:
     )
 
 
-def with_sources(data: CpgData, files: Mapping[str, str]) -> tuple[CpgData, int]:
-    """The CPG with recovered source for the nodes that need it; also how many got it.
+@attrs.frozen
+class Recovery:
+    """A CPG with recovered sources, and how it went."""
+
+    data: CpgData
+    recovered: int  # definitions that got their source
+    stale: int  # definitions whose file does not hold their name at their line
+
+
+def _in_file(src: SourceFile, node: CpgNode) -> bool:
+    """Whether the file still holds the definition's name at its line (or the two after it).
+
+    A file edited after the CPG was built would give another definition's
+    code; a name that is not a plain identifier (``<anonymous>``) is not checked.
+    """
+    if not _PLAIN_NAME.fullmatch(node.name):
+        return True
+    rows = src.lines[max(node.line - 1, 0) : node.line + 2]
+    return any(node.name in row for row in rows)
+
+
+def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
+    """The CPG with recovered source for the nodes that need it.
 
     ``files`` maps a node's ``file`` to that file's text; nodes of other files
-    are left as they are. A node that already has ``source_text`` (Java) keeps
-    it and its end, and gains only its doc comment.
+    are left as they are, and so are nodes whose name is not where the CPG
+    says (the file changed since: counted as stale). A node that already has
+    ``source_text`` (Java) keeps it and its end, and gains only its doc comment.
     """
     nodes: list[CpgNode] = []
-    recovered = 0
+    recovered = stale = 0
     split: dict[str, SourceFile] = {}
     for node in data.nodes:
         family = family_of(node.file)
@@ -386,6 +411,10 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> tuple[CpgData, int]
             split[node.file] = SourceFile.of(raw)
         text = split.get(node.file)
         if family is None or text is None or node.location is None or not needs_source(node):
+            nodes.append(node)
+            continue
+        if not _in_file(text, node):
+            stale += 1
             nodes.append(node)
             continue
         if isinstance(node.attr("source_text"), str):
@@ -402,4 +431,4 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> tuple[CpgData, int]
         nodes.append(
             attrs.evolve(node, end_location=node.end_location or end, attrs=_with_attrs(node.attrs, extra))
         )
-    return attrs.evolve(data, nodes=tuple(nodes)), recovered
+    return Recovery(attrs.evolve(data, nodes=tuple(nodes)), recovered, stale)

@@ -31,6 +31,7 @@ class SourceReport:
     recovered: int
     unread_files: int  # files not found, not readable, too large or outside the root
     languages: tuple[str, ...]  # extensions of the files that needed it
+    stale: int = 0  # definitions the files no longer hold where the CPG says
 
     def warnings(self, root: Path | None) -> tuple[str, ...]:
         """One-line warnings for the index run (nothing when all went well)."""
@@ -45,8 +46,14 @@ class SourceReport:
         out = []
         if self.unread_files:
             out.append(f"{self.unread_files} {kinds} files named by the CPG could not be read under {root}")
-        if without > self.unread_files and self.recovered < self.needed:
-            out.append(f"{without} of {self.needed} {kinds} definitions have no source: no end was found")
+        if self.stale:
+            out.append(
+                f"{self.stale} definitions are not where the CPG puts them in the files under {root} "
+                "(edited since treeloom built it?): rebuild the CPG; they have no source until then"
+            )
+        unexplained = without - self.stale
+        if unexplained > 0 and not self.unread_files:
+            out.append(f"{unexplained} of {self.needed} {kinds} definitions have no source: no end was found")
         return tuple(out)
 
 
@@ -64,8 +71,8 @@ def read_sources(data: CpgData, root: Path | None) -> tuple[CpgData, SourceRepor
         text = _read(base, name)
         if text is not None:
             files[name] = text
-    enriched, recovered = with_sources(data, files)
-    return enriched, SourceReport(needed, recovered, len(wanted) - len(files), languages)
+    done = with_sources(data, files)
+    return done.data, SourceReport(needed, done.recovered, len(wanted) - len(files), languages, done.stale)
 
 
 def _read(base: Path, name: str) -> str | None:
