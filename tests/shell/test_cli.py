@@ -180,6 +180,17 @@ def test_a_directory_is_its_own_source_root(sample_dir: Path, tmp_path: Path) ->
     run = cli("query", "sum up the values of a slice", "--db", db, "--include-source")
     assert "## hit: function sum.Sum (sum.go:5)" in run.out
     assert "```go\nfunc Sum(xs []int) int {" in run.out and "\treturn t\n}\n```" in run.out
+    # Whole lines, dedented: `export` kept, a method's body in step with its first line.
+    cart = cli("query", "--node", "function:cart.ts:total", "--node", "function:cart.ts:Cart.add", "--db", db,
+               "--include-source")  # fmt: skip
+    assert (
+        "```typescript\nexport function total(lines: { price: number; qty: number }[]): number {\n"
+        in cart.out
+    )
+    assert (
+        '```typescript\nadd(sku: string): void {\n  this.items.push(sku.replace(/}/g, ""));\n}\n```'
+        in cart.out
+    )
 
 
 def test_files_treeloom_leaves_out_are_named(tmp_path: Path) -> None:

@@ -215,7 +215,10 @@ def resolve_contexts(
         )
         source = node.attr("source_text")
         if isinstance(source, str):
-            source = source_block(source, node.location.column if node.location else 0)
+            # treeloom's source starts at the definition's column; recovered source
+            # (greploom.core.spans) at the start of its line, indent and all.
+            whole = node.attr("source_from_line_start") is True
+            source = source_block(source, 0 if whole or not node.location else node.location.column)
         contexts.append(
             NodeContext(
                 ref=_ref(ident),

@@ -427,7 +427,12 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
             continue
         recovered += 1
         end = SourceLocation(node.file, got.end_line, 0)
-        extra: dict[str, AttrValue] = {"source_text": got.source, "doc_comment": got.doc}
+        # Whole lines, unlike treeloom's source_text, which starts at the definition's column.
+        extra: dict[str, AttrValue] = {
+            "source_text": got.source,
+            "doc_comment": got.doc,
+            "source_from_line_start": True,
+        }
         nodes.append(
             attrs.evolve(node, end_location=node.end_location or end, attrs=_with_attrs(node.attrs, extra))
         )
