@@ -4,6 +4,7 @@
     HOLD=1 python tools/finetune/train.py WORKDIR   # hold out 20% of the packages and report MRR
     HOLD=a,b python tools/finetune/train.py WORKDIR # hold out these packages
     PAIRS=pairs.json,pairs_other.json ...           # train on several pair files of WORKDIR
+    NEGATIVES=1 ...                                 # add hard_negatives.py's negative to each pair
 
 Each batch comes from one package, the pairs of a file together, so the
 other pairs in a batch are hard negatives (siblings of the right definition)
@@ -129,13 +130,28 @@ def main() -> int:  # noqa: PLR0915 (one straight script)
         random.shuffle(out)
         return out
 
+    negatives: dict[str, str] = {}
+    if os.environ.get("NEGATIVES") == "1":  # hard_negatives.py's choice for each pair
+        negatives = json.loads((work / "negatives.json").read_text())
+
+    def documents(batch: list[dict[str, Any]]) -> list[str]:
+        """The batch's documents, then one hard negative per pair (none repeating a document)."""
+        docs = [p["doc"] for p in batch]
+        seen = set(docs)
+        for pair in batch:
+            negative = negatives.get(pair["key"] + "\x00" + pair["query"])
+            if negative is not None and negative not in seen:
+                docs.append(negative)
+                seen.add(negative)
+        return docs
+
     started, step = time.time(), 0
     while step < steps:
         for batch in batches():
             if step >= steps:
                 break
             queries = model(*encode([p["query"] for p in batch]))
-            docs = model(*encode([p["doc"] for p in batch]))
+            docs = model(*encode(documents(batch)))
             loss = torch.nn.functional.cross_entropy(queries @ docs.T * SCALE, torch.arange(len(batch)))
             optimiser.zero_grad()
             loss.backward()
