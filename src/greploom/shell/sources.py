@@ -27,7 +27,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are generated or bundled code
 class SourceReport:
     """What reading the sources did: definitions recovered, and what could not be."""
 
-    needed: int  # definitions treeloom gave no source for (or no doc comment, Java)
+    needed: int  # definitions treeloom gave no source for
     recovered: int
     unread_files: int  # files not found, not readable, too large or outside the root
     languages: tuple[str, ...]  # extensions of the files that needed it
