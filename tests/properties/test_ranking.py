@@ -228,6 +228,7 @@ def test_each_language_s_test_and_generated_files() -> None:
         assert path_category(path) == "generated", path
     for path in (
         "src/main/java/a/Latest.java",
+        "brain/brain_unittest.py",
         "pkg/contest.go",
         "lib/protest.rb",
         "src/builder.ts",

@@ -65,7 +65,9 @@ _CATEGORIES: dict[str, re.Pattern[str]] = {
     # C#'s FooTest.java need the case, see _CAMEL_TEST), Go's testdata/, mocks.
     "test": re.compile(
         r"(^|/)(tests?|testing|__tests__|spec|specs|testdata|__mocks__|mocks?)(/|$)"
-        r"|(^|/)(test_[^/]*|[^/]*_(tests?|spec|unittest)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
+        r"|(^|/)(test_[^/]*|[^/]*_(tests?|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
+        # Chromium's C++ convention only: astroid's brain_unittest.py is product code.
+        r"|_unittest\.(cc|cpp|cxx|c|mm)$"
     ),
     "example": re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)(/|$)"),
     "vendored": re.compile(r"(^|/)(_?vendor(ed)?|third_party|extern(al)?|node_modules)(/|$)"),
