@@ -248,7 +248,7 @@ def definition_end(text: str, start: int, family: str) -> int | None:
     while i < n:
         skipped = _skip_literal(text, i, family, last)
         if skipped is not None:
-            if text[i] != "/" or text[i + 1 : i + 2] not in ("/", "*"):
+            if not text.startswith(("//", "/*"), i):  # a literal is an operand; a comment is nothing
                 last, content_end = '"', skipped
             i, line_start = skipped, False
             continue

@@ -18,7 +18,7 @@ from pathlib import Path
 import attrs
 
 from greploom.core.cpg import CpgData
-from greploom.core.spans import family_of, needs_source, with_sources
+from greploom.core.spans import needs_source, with_sources
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are generated or bundled code
 
@@ -59,10 +59,11 @@ class SourceReport:
 
 def read_sources(data: CpgData, root: Path | None) -> tuple[CpgData, SourceReport]:
     """The CPG with source recovered from the files under ``root`` (unchanged without one)."""
-    wanted = {n.file for n in data.nodes if needs_source(n)}
-    bodiless = [n.file for n in data.nodes if needs_source(n) and n.attr("source_text") is None]
+    candidates = [n for n in data.nodes if needs_source(n)]
+    wanted = {n.file for n in candidates}
+    bodiless = [n.file for n in candidates if n.attr("source_text") is None]
     needed = len(bodiless)
-    languages = tuple(sorted({f[f.rfind(".") :] for f in bodiless if family_of(f)}))
+    languages = tuple(sorted({f[f.rfind(".") :] for f in bodiless}))
     if root is None or not wanted:
         return data, SourceReport(needed, 0, 0, languages)
     base = root.resolve()
