@@ -28,12 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
-from benchmarks.quality.make_queries import first_sentence  # noqa: E402
+from mine_pairs import pairs_from, query_of  # noqa: E402
 
-from greploom.core.cpg import CpgData, CpgGraph  # noqa: E402
+from greploom.core.cpg import CpgGraph  # noqa: E402
 from greploom.core.keys import node_identities  # noqa: E402
-from greploom.core.ranking import path_category  # noqa: E402
-from greploom.core.summary import Tier, summarize_node  # noqa: E402
 from greploom.shell.serde import load_cpg  # noqa: E402
 from greploom.shell.sources import read_sources  # noqa: E402
 from greploom.shell.treeloom import build_cpg_with_treeloom  # noqa: E402
@@ -99,35 +97,24 @@ def pairs_of(name: str, folder: Path, work: Path) -> list[dict[str, Any]]:
     if not cpg.exists():
         build_cpg_with_treeloom(folder, cpg)
     data, _ = read_sources(load_cpg(cpg), folder)
-    graph = CpgGraph(data)
     sentences: dict[str, str] = {}
+    graph = CpgGraph(data)
     for ident in node_identities(graph):
         node = graph.node(ident.node_id)
         doc = node.attr("doc_comment") if node is not None else None
-        if isinstance(doc, str) and path_category(ident.file) is None and not ident.name.startswith("_"):
-            sentence = first_sentence(doc)
-            if len(sentence.split()) >= 4 and not sentence.startswith("@"):
-                sentences[ident.node_id] = sentence
-    bare = CpgData(
+        if not isinstance(doc, str) or ident.name.startswith("_"):
+            continue
+        sentence = query_of(doc, ident.file)
+        if sentence and not sentence.startswith("@"):  # "@param ...": a JSDoc tag, not a description
+            sentences[ident.node_id] = sentence
+    bare = attrs.evolve(
+        data,
         nodes=tuple(
             attrs.evolve(n, attrs=tuple((k, v) for k, v in n.attrs if k != "doc_comment")) for n in data.nodes
         ),
-        edges=data.edges,
-        treeloom_version=data.treeloom_version,
     )
-    graph = CpgGraph(bare)
-    idents = node_identities(graph)
-    qualnames = {i.node_id: i.qualname for i in idents}
-    out, seen = [], set()
-    for ident in idents:
-        node = graph.node(ident.node_id)
-        query = sentences.get(ident.node_id)
-        if node is None or query is None or query in seen:
-            continue
-        seen.add(query)
-        doc = summarize_node(graph, node, qualnames, Tier.ENHANCED).embed_text
-        out.append({"package": name, "key": ident.key, "query": query, "doc": doc})
-    return out
+    # CommonJS and ES module copies of one package would give each sentence twice.
+    return pairs_from(name, CpgGraph(bare), sentences, unique=True)
 
 
 def main() -> int:

@@ -106,16 +106,41 @@ PACKAGES = [
 ]
 
 
+def query_of(doc: str, file: str) -> str | None:
+    """A documentation's first sentence as a query: product code only, at least four words."""
+    if path_category(file) is not None:
+        return None
+    sentence = first_sentence(doc)
+    return sentence if len(sentence.split()) >= 4 else None
+
+
+def pairs_from(
+    package: str, graph: CpgGraph, queries: dict[str, str], *, unique: bool = False
+) -> list[dict[str, Any]]:
+    """A pair for every definition with a query (by node id): the query and what greploom embeds
+    for the definition in ``graph``, which holds no documentation. ``unique``: each query once."""
+    idents = node_identities(graph)
+    qualnames = {i.node_id: i.qualname for i in idents}
+    pairs, seen = [], set()
+    for ident in idents:
+        node = graph.node(ident.node_id)
+        query = queries.get(ident.node_id)
+        if node is None or query is None or (unique and query in seen):
+            continue
+        seen.add(query)
+        text = summarize_node(graph, node, qualnames, Tier.ENHANCED).embed_text
+        pairs.append({"package": package, "key": ident.key, "query": query, "doc": text})
+    return pairs
+
+
 def withheld(raw: dict[str, Any], graph: CpgGraph) -> tuple[dict[str, Any], dict[str, str]]:
     """The CPG with every docstring removed, and each documented definition's first sentence."""
     sentences: dict[str, str] = {}
     for ident in node_identities(graph):
         node = graph.node(ident.node_id)
         doc = docstring(graph, node) if node is not None and docstring_node(graph, node) else None
-        if doc and path_category(ident.file) is None and not ident.name.startswith("__"):
-            sentence = first_sentence(doc)
-            if len(sentence.split()) >= 4:
-                sentences[ident.node_id] = sentence
+        if doc and not ident.name.startswith("__") and (sentence := query_of(doc, ident.file)):
+            sentences[ident.node_id] = sentence
     return without_docstrings(raw, graph, lambda _key: True), sentences
 
 
@@ -140,16 +165,7 @@ def main() -> int:
             stripped, sentences = withheld(raw, CpgGraph(load_cpg(cpg)))
             tmp = work / "withheld.json"
             tmp.write_text(json.dumps(stripped))
-            graph = CpgGraph(load_cpg(tmp))
-            idents = node_identities(graph)
-            qualnames = {i.node_id: i.qualname for i in idents}
-            for ident in idents:
-                node = graph.node(ident.node_id)
-                if ident.node_id in sentences and node is not None:
-                    text = summarize_node(graph, node, qualnames, Tier.ENHANCED).embed_text
-                    pairs.append(
-                        {"package": name, "key": ident.key, "query": sentences[ident.node_id], "doc": text}
-                    )
+            pairs.extend(pairs_from(name, CpgGraph(load_cpg(tmp)), sentences))
             print(name, package.name, len(sentences), file=sys.stderr)
     (work / "pairs.json").write_text(json.dumps(pairs))
     print(f"{len(pairs)} pairs -> {work / 'pairs.json'}")
