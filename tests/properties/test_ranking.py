@@ -8,8 +8,9 @@ Laws:
 3. A better backend rank never lowers a candidate's score (metamorphic).
 4. The order does not depend on the order candidates are given in.
 5. Saturation: among the results before the first demoted one, no file has
-   more than ``per_file`` (not counting definitions the query names, which
-   are never demoted); demoted results keep their relative order.
+   more than ``per_file`` (not counting definitions the query names or
+   points at, which are never demoted); demoted results keep their
+   relative order.
 6. Non-product code (tests, examples, vendored, type stubs...) never
    outranks the same candidate placed in product code, unless the query asks
    for it.
@@ -19,6 +20,9 @@ Laws:
    never part of a named symbol, and a question names only words written
    like identifiers. The name lookup keeps exactly the definitions some
    symbol names, whole qualified names first, shallower ones next.
+8. The definitions the places in a query point at (``adapters.py:412``, a
+   traceback's frames) lead, in the places' order, in test code too: a
+   place is the strongest thing a query says.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ candidates = st.builds(
     lexical_rank=st.integers(0, 30),
     vector_rank=st.integers(0, 30),
     symbol_rank=st.integers(0, 30),
+    location_rank=st.sampled_from((0, 0, 0, 1, 2)),
 )
 pools = st.lists(candidates, max_size=12, unique_by=lambda c: c.key)
 queries = st.sampled_from(
@@ -269,3 +274,15 @@ def test_the_name_lookup_keeps_what_is_named(
         for k in ordered
     ]
     assert whole == sorted(whole, reverse=True)
+
+
+@given(queries, pools, st.sampled_from(("pkg/core.py", "tests/test_core.py")), st.integers(0, 30))
+def test_places_in_the_query_come_first(query: str, pool: list[Candidate], file: str, lex: int) -> None:
+    """What ``adapters.py:412`` points at outranks all the query merely finds, tests included;
+    several places keep their order, however the backends rank them."""
+    others = [attrs.evolve(c, location_rank=0) for c in pool]
+    first = Candidate("first", "send", "pkg.core.send", file, location_rank=1)
+    second = Candidate("second", "send", "pkg.core.Session.send", "pkg/core.py", lex, 1, 1, location_rank=2)
+    ranked = rank_candidates(query, [*others, second, first])
+    assert [r.candidate.key for r in ranked[:2]] == ["first", "second"]
+    assert ranked[0].named and not any(name.startswith("penalty") for name, _ in ranked[0].signals)

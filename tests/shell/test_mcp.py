@@ -131,6 +131,10 @@ def test_search_and_node_context(workdir: Path, connect: Callable[[], Client[Any
             assert text.startswith("# greploom: hybrid search | ")
             assert "## hit: function shop.net.backoff_delay (shop/net.py:8)" in text
             assert found.structured_content["metadata"]["search_mode"] == "hybrid"
+            # A traceback frame pasted as the query: the function around its line comes first.
+            frame = 'File "/srv/app/shop/net.py", line 17, in send_order\nConnectionError'
+            placed = await client.call_tool("search_code", {"query": frame})
+            assert placed.structured_content["results"][0]["key"] == "function:shop/net.py:send_order"
             node = await client.call_tool(
                 "get_node_context", {"node_ids": ["function:shop/net.py:send_order", "nope"]}
             )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from greploom.core.locations import query_locations
 from greploom.core.ranking import named_symbols
 from greploom.shell.store import IndexStore
 from tests.cli_helpers import cli
@@ -91,13 +92,15 @@ def test_every_definition_is_found_by_its_names(indexed_pyshop: Path) -> None:
         store.close()
 
 
-def test_an_index_run_adds_the_name_index_to_an_older_file(pyshop_cpg: Path, tmp_path: Path) -> None:
-    """A file from before the name index answers the same; the next index run adds the index."""
+def test_an_index_run_adds_the_lookup_indexes_to_an_older_file(pyshop_cpg: Path, tmp_path: Path) -> None:
+    """A file from before the name and file indexes answers the same; the next index run adds them."""
     db = tmp_path / "old.db"
     assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
     store = IndexStore.open_existing(db)
     try:
         store.conn.execute("DROP INDEX nodes_by_name")
+        store.conn.execute("DROP INDEX nodes_by_file")
+        placed = store.definitions_at(query_locations("shop/cart.py:29"))
         before = store.definitions_named(("Cart", "backoff_delay"), 10)
     finally:
         store.close()
@@ -108,7 +111,37 @@ def test_an_index_run_adds_the_name_index_to_an_older_file(pyshop_cpg: Path, tmp
     store = IndexStore.open_existing(db)
     try:
         names = [n for (n,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
-        assert "nodes_by_name" in names
+        assert {"nodes_by_name", "nodes_by_file"} <= set(names)
         assert store.definitions_named(("Cart", "backoff_delay"), 10) == before
+        assert store.definitions_at(query_locations("shop/cart.py:29")) == placed == [
+            "function:shop/cart.py:Cart.total"
+        ]
     finally:
         store.close()
+
+
+def test_a_place_in_the_query_answers_with_its_definition(indexed_pyshop: Path) -> None:
+    """`cart.py:29`, a traceback's frames, a bare file: the definitions they point at come first."""
+
+    def top(query: str, k: int = 1) -> list[str]:
+        results = cli("query", query, "--db", indexed_pyshop, "--format", "json", "--top-k", "5").json()
+        return [r["key"] for r in results["results"][:k]]
+
+    assert top("shop/cart.py:29") == ["function:shop/cart.py:Cart.total"]
+    assert top("why is this wrong (cart.py:41:12)?") == ["function:shop/cart.py:GiftCart.total"]
+    assert top("cart.py:17") == ["class:shop/cart.py:Cart"]  # in the class, outside its methods
+    assert top("shop/cart.py") == ["module:shop/cart.py"]
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/dev/.venv/lib/python3.11/site-packages/shop/cart.py", line 24, in add_item\n'
+        "    self.items.append(item)\n"
+        '  File "/home/dev/.venv/lib/python3.11/site-packages/shop/cart.py", line 41, in total\n'
+        "    return base * 2\n"
+        "ValueError: bad total\n"
+    )
+    assert top(traceback, 2) == [
+        "function:shop/cart.py:GiftCart.total",
+        "function:shop/cart.py:Cart.add_item",
+    ]
+    # A place in no indexed file changes nothing: the query is answered as words.
+    assert top("lib/other.py:3 cart total", 5) == top("cart total", 5)

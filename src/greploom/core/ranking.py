@@ -13,6 +13,10 @@ ever removed; signals only move candidates.
     x defn    = DEFINITION_BOOST when the query names this definition
                 (its name, or a dotted suffix of its qualified name; smart
                 case: a capital asks for that case)
+    x place   = LOCATION_BOOST when a place the query names (``path:line``,
+                a traceback frame, a file: greploom.core.locations) is in
+                this definition; it also adds 1 / (k + location_rank), and
+                such definitions lead the order, in the places' order
     x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
                 generated, compatibility code and type stubs, unless the query
                 asks for it
@@ -20,7 +24,7 @@ ever removed; signals only move candidates.
 
 then per-file saturation: past ``per_file`` results from one file, further
 ones from it move below every result from other files (kept, in order); a
-definition the query names is never moved (the symbol query ``Flask`` found
+definition the query names or points at is never moved (the symbol query ``Flask`` found
 class Flask at rank 46 when its file had three other hits).
 
 Laws (tests/properties/test_ranking.py): the output is a permutation of the
@@ -46,6 +50,9 @@ from greploom.core.lexical import STOPWORDS, identifier_parts, identifier_tokens
 
 NAME_BONUS = 0.5  # a query word found in the name, qualname or path
 DEFINITION_BOOST = 2.0  # the query names this definition outright
+# The query points at this definition (`adapters.py:412`): the strongest thing a
+# query can say, so it outweighs every other signal together (2 x 1.5 x 1.2).
+LOCATION_BOOST = 10.0
 NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
 FILE_COHERENCE = 0.05  # per other candidate in the same file
 MAX_COHERENCE_PEERS = 4
@@ -95,6 +102,9 @@ _ASKS_FOR: dict[str, frozenset[str]] = {
 }
 
 
+_UNPLACED = 1 << 30  # sorts after every location rank
+
+
 class QueryKind(str, enum.Enum):
     """How a query reads: a symbol to look up, or a question in words."""
 
@@ -113,6 +123,7 @@ class Candidate:
     lexical_rank: int = 0
     vector_rank: int = 0
     symbol_rank: int = 0  # in the lookup of the symbols the query names (named_symbols)
+    location_rank: int = 0  # among the definitions the query's places point at (core.locations)
 
 
 @attrs.frozen
@@ -125,8 +136,8 @@ class Ranked:
 
     @property
     def named(self) -> bool:
-        """Whether the query names this definition outright (it got the definition boost)."""
-        return any(name == "definition" for name, _ in self.signals)
+        """Whether the query names this definition outright or points at it (by a place)."""
+        return any(name in ("definition", "location") for name, _ in self.signals)
 
 
 def query_kind(text: str) -> QueryKind:
@@ -246,6 +257,8 @@ def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
         base += w_vec / (k + candidate.vector_rank)
     if candidate.symbol_rank > 0:
         base += w_lex / (k + candidate.symbol_rank)
+    if candidate.location_rank > 0:
+        base += 1.0 / (k + candidate.location_rank)
     signals: list[tuple[str, float]] = [("base", base)]
     score = base
     if words and kind is QueryKind.SYMBOL:
@@ -263,8 +276,13 @@ def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
     ):
         score *= DEFINITION_BOOST
         signals.append(("definition", DEFINITION_BOOST))
+    if candidate.location_rank > 0:
+        score *= LOCATION_BOOST
+        signals.append(("location", LOCATION_BOOST))
     category = path_category(candidate.file)
-    if category is not None and not (words & _ASKS_FOR[category]):
+    # A place the query points at asks for its code, test or not.
+    asked = bool(words & _ASKS_FOR[category]) if category else False
+    if category is not None and not asked and candidate.location_rank == 0:
         score *= NON_PRODUCT_PENALTY
         signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
     return Ranked(candidate, score, tuple(signals))
@@ -290,7 +308,9 @@ def rank_candidates(
         peers = min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS) if symbol else 0
         factor = 1.0 + FILE_COHERENCE * peers
         coherent.append(Ranked(r.candidate, r.score * factor, (*r.signals, ("file", factor))))
-    coherent.sort(key=lambda r: (-r.score, r.candidate.key))
+    # The definitions the query's places point at lead, in the places' order (a
+    # traceback's innermost frame first); the rest follow by score.
+    coherent.sort(key=lambda r: (r.candidate.location_rank or _UNPLACED, -r.score, r.candidate.key))
     return saturate(coherent, per_file)
 
 

@@ -140,7 +140,9 @@ def query(
     Parameters
     ----------
     text
-        What you are looking for: a question or a symbol name.
+        What you are looking for: a question, a symbol name, or a place
+        (`adapters.py:412`, a pasted traceback): places answer with the
+        definition around their line first.
     db
         The index file [default: .greploom/index.db, or GREPLOOM_DB].
     cpg

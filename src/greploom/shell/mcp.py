@@ -40,7 +40,8 @@ T = TypeVar("T")
 
 INSTRUCTIONS = """\
 greploom finds the code that answers a question in an indexed code base and returns it packed
-to a token budget. Call search_code with a question or a symbol name first; call
+to a token budget. Call search_code with a question, a symbol name or a place (adapters.py:412,
+or a pasted traceback: the definitions around those lines come first) first; call
 get_node_context with keys from a previous result (the `key` field, e.g.
 function:pkg/mod.py:Class.method) to see a node and its callers and callees; call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid, or
@@ -238,7 +239,12 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
     @mcp.tool(annotations=READ_ONLY, output_schema=ENVELOPE_SCHEMA)
     def search_code(
         query: Annotated[
-            str, Field(min_length=1, max_length=4000, description="A question or a symbol name.")
+            str,
+            Field(
+                min_length=1,
+                max_length=4000,
+                description="A question, a symbol name, or a place (adapters.py:412, a traceback).",
+            ),
         ],
         budget: Budget = None,
         top_k: Annotated[

@@ -23,6 +23,10 @@ as greploom's). Hard to change later, so the reasons are written here:
   18,089 nodes). Added after version 1 shipped, so it is not required: an
   index run adds it to an older file (``NAME_INDEX``), and until then the
   lookup scans and gives the same answer.
+- ``nodes_by_file``: file and line, for the definitions a place in a query
+  points at (``adapters.py:412``): without it the file list and each file's
+  definitions are table scans, 11 and 10 ms on numpy's 18,089 nodes. Added
+  like ``nodes_by_name`` (``FILE_INDEX``), and as optional.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
 FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0, 0.5)
 
 NAME_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes(name COLLATE NOCASE)"
+FILE_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_file ON nodes(file, line)"
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE nodes(
@@ -58,6 +63,7 @@ CREATE TABLE nodes(
 );
 CREATE INDEX nodes_by_node_id ON nodes(node_id);
 {NAME_INDEX};
+{FILE_INDEX};
 CREATE VIRTUAL TABLE nodes_fts USING fts5(
     name, qualname, path, summary, body, tokenize="{FTS_TOKENIZER}"
 );

@@ -10,6 +10,7 @@ import attrs
 
 from greploom.core.fusion import rrf_fuse
 from greploom.core.lexical import fts_match_expression
+from greploom.core.locations import query_locations
 from greploom.core.ranking import Candidate, QueryKind, named_symbols, query_kind, rank_candidates
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
@@ -69,12 +70,24 @@ def ranked_search(
     # the word is in most of flask's rows, so its IDF is nil, and the class's
     # 57,000 characters of body outweigh its name).
     named = store.definitions_named(named_symbols(text)[:NAMED_SYMBOLS], limit)
+    # The definitions the query's places point at (`adapters.py:412`, a traceback).
+    located = store.definitions_at(query_locations(text))
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
-    described = store.describe(set(lexical) | set(vector) | set(named))
+    loc_rank = {k: i for i, k in enumerate(located, start=1)}
+    described = store.describe(set(lexical) | set(vector) | set(named) | set(located))
     candidates = [
-        Candidate(key, name, qualname, file, lex_rank.get(key, 0), vec_rank.get(key, 0), sym_rank.get(key, 0))
+        Candidate(
+            key,
+            name,
+            qualname,
+            file,
+            lex_rank.get(key, 0),
+            vec_rank.get(key, 0),
+            sym_rank.get(key, 0),
+            loc_rank.get(key, 0),
+        )
         for key, (name, qualname, file) in described.items()
     ]
     return [

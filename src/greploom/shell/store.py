@@ -19,10 +19,12 @@ import sqlite_vec
 
 from greploom.core.errors import StoreError
 from greploom.core.expand import NodeContext, NodeRef
+from greploom.core.locations import Location, Span, innermost, match_files
 from greploom.core.plan import IndexEntry, ReindexPlan
 from greploom.core.ranking import order_named
 from greploom.shell.schema import (
     APPLICATION_ID,
+    FILE_INDEX,
     FTS_WEIGHTS,
     NAME_INDEX,
     SCHEMA,
@@ -91,6 +93,7 @@ class IndexStore:
         """Add the indexes a file from an older greploom lacks (writers only; idempotent)."""
         with self.write():
             self.conn.execute(NAME_INDEX)
+            self.conn.execute(FILE_INDEX)
 
     def _check_schema(self, *, allow_empty: bool) -> bool:
         """Validate the file; True when it is an empty database needing a schema."""
@@ -370,6 +373,30 @@ class IndexStore:
             f"SELECT key, name, qualname FROM nodes WHERE name COLLATE NOCASE IN ({marks})", names
         )
         return list(order_named(symbols, rows)[:limit])
+
+    def definitions_at(self, locations: Sequence[Location]) -> list[str]:
+        """Keys of the definitions the places point at, in the places' order (``core.locations``).
+
+        A place naming no indexed file, or a line outside every definition
+        of it, points at nothing.
+        """
+        if not locations:
+            return []
+        files = [file for (file,) in self.conn.execute("SELECT DISTINCT file FROM nodes")]
+        out: list[str] = []
+        for location in locations:
+            # A path several files match equally well (`app.py`) points into each.
+            for file in match_files(location.path, files):
+                spans = [
+                    Span(key, kind, line, end)
+                    for key, kind, line, end in self.conn.execute(
+                        "SELECT key, kind, line, end_line FROM nodes WHERE file = ?", (file,)
+                    )
+                ]
+                found = innermost(spans, location.line)
+                if found is not None and found.key not in out:
+                    out.append(found.key)
+        return out
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """Map each given stable key or CPG id to a stable key, where one matches."""
