@@ -143,5 +143,11 @@ def test_a_place_in_the_query_answers_with_its_definition(indexed_pyshop: Path) 
         "function:shop/cart.py:GiftCart.total",
         "function:shop/cart.py:Cart.add_item",
     ]
-    # A place in no indexed file changes nothing: the query is answered as words.
+    # A place in no indexed file changes nothing: the query is answered as words, and says so.
     assert top("lib/other.py:3 cart total", 5) == top("cart total", 5)
+    missed = cli("query", "lib/other.py:3 cart total", "--db", indexed_pyshop)
+    assert missed.code == 0
+    assert missed.out.splitlines()[0].endswith(" | place not found: lib/other.py:3")
+    assert "no indexed file matches lib/other.py:3; answered as words" in missed.err
+    found = cli("query", "shop/cart.py:29", "--db", indexed_pyshop, "--format", "json")
+    assert found.json()["metadata"]["places_not_found"] == [] and found.err == ""

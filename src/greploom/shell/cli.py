@@ -193,6 +193,8 @@ def query(
     answer = run_query(config, text, tuple(node or ()), include_source=include_source, cpg_path=cpg)
     for unknown in answer.metadata.get("unknown_nodes", []):
         print(f"greploom: warning: unknown node {unknown}", file=sys.stderr)
+    for place in answer.metadata.get("places_not_found", []):
+        print(f"greploom: warning: no indexed file matches {place}; answered as words", file=sys.stderr)
     if format == "json":
         print(json.dumps(answer.envelope, indent=2, ensure_ascii=False))
     else:

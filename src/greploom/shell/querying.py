@@ -31,6 +31,7 @@ from greploom.core.errors import EmbedderError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.keys import node_identities
 from greploom.core.lexical import query_tokens
+from greploom.core.locations import query_locations
 from greploom.core.render import Detail, assemble_context, render_json
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.config import GrepLoomConfig
@@ -84,6 +85,8 @@ def header_line(meta: Mapping[str, Any]) -> str:
     else:
         what = f"{meta['search_mode']} search"
     unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""
+    if meta.get("places_not_found"):
+        unknown += f" | place not found: {', '.join(meta['places_not_found'])}"
     if "kept" in meta:
         unknown = (
             f" | adaptive: kept {meta['kept']} of {meta['candidates']} candidates "
@@ -219,6 +222,7 @@ class QueryEngine:
             store = self._open()
             with store.snapshot():
                 unknown: list[str] = []
+                places_not_found: list[str] = []
                 if node_ids:
                     resolved = store.resolve_ids(node_ids)
                     unknown = [n for n in node_ids if n not in resolved]
@@ -232,6 +236,12 @@ class QueryEngine:
                     if not query_tokens(text):
                         raise UsageError("the query has no searchable words; use names or plain words")
                     candidates, mode = self.search(store, text, config.top_k, config.ranking)
+                    # A `path:line` the index has no file for is answered as words: say so.
+                    places_not_found = [
+                        f"{place.path}:{place.line}"
+                        for place, keys in store.locate(query_locations(text))
+                        if place.line is not None and not keys
+                    ]
                     if adaptive:
                         selection = select([h.score for h in candidates[:CEILING]])
                         hits = candidates[: selection.kept]
@@ -258,6 +268,7 @@ class QueryEngine:
                 hits=hits,
                 unknown=unknown,
                 cpg_path=cpg_path,
+                places_not_found=places_not_found,
             )
         if selection is not None:
             meta.update(
@@ -278,6 +289,7 @@ class QueryEngine:
         hits: Sequence[SearchHit],
         unknown: Sequence[str],
         cpg_path: Path | None,
+        places_not_found: Sequence[str] = (),
     ) -> dict[str, Any]:
         now = dt.datetime.now(dt.timezone.utc)
         age_seconds, age = _age(self._meta.get("indexed_at"), now)
@@ -307,6 +319,7 @@ class QueryEngine:
             "tokenizer": "cl100k_base",
             "hits": len(hits),
             "unknown_nodes": list(unknown),
+            "places_not_found": list(places_not_found),
         }
 
     def _pack(

@@ -374,18 +374,18 @@ class IndexStore:
         )
         return list(order_named(symbols, rows)[:limit])
 
-    def definitions_at(self, locations: Sequence[Location]) -> list[str]:
-        """Keys of the definitions the places point at, in the places' order (``core.locations``).
+    def locate(self, locations: Sequence[Location]) -> list[tuple[Location, tuple[str, ...]]]:
+        """Each place with the keys of the definitions it points at (``core.locations``).
 
-        A place naming no indexed file, or a line outside every definition
-        of it, points at nothing.
+        A path several files match equally well (``app.py``) points into
+        each; a place naming no indexed file points at nothing.
         """
         if not locations:
             return []
         files = [file for (file,) in self.conn.execute("SELECT DISTINCT file FROM nodes")]
-        out: list[str] = []
+        out: list[tuple[Location, tuple[str, ...]]] = []
         for location in locations:
-            # A path several files match equally well (`app.py`) points into each.
+            keys: list[str] = []
             for file in match_files(location.path, files):
                 spans = [
                     Span(key, kind, line, end)
@@ -394,9 +394,14 @@ class IndexStore:
                     )
                 ]
                 found = innermost(spans, location.line)
-                if found is not None and found.key not in out:
-                    out.append(found.key)
+                if found is not None:
+                    keys.append(found.key)
+            out.append((location, tuple(keys)))
         return out
+
+    def definitions_at(self, locations: Sequence[Location]) -> list[str]:
+        """Keys of the definitions the places point at, in the places' order, each once."""
+        return list(dict.fromkeys(key for _, keys in self.locate(locations) for key in keys))
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """Map each given stable key or CPG id to a stable key, where one matches."""
