@@ -50,8 +50,9 @@ from greploom.core.lexical import STOPWORDS, identifier_parts, identifier_tokens
 
 NAME_BONUS = 0.5  # a query word found in the name, qualname or path
 DEFINITION_BOOST = 2.0  # the query names this definition outright
-# The query points at this definition (`adapters.py:412`): the strongest thing a
-# query can say, so it outweighs every other signal together (2 x 1.5 x 1.2).
+# The query points at this definition (`adapters.py:412`). Places lead the order
+# anyway (rank_candidates); the boost, above every other signal together
+# (2 x 1.5 x 1.2), makes their scores stand out too, so adaptive context keeps them.
 LOCATION_BOOST = 10.0
 NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
 FILE_COHERENCE = 0.05  # per other candidate in the same file
