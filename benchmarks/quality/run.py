@@ -3,6 +3,7 @@
 
     python benchmarks/quality/run.py            # all corpora, all modes; writes REPORT.md
     python benchmarks/quality/run.py --corpus requests --no-report
+    python benchmarks/quality/run.py --model-dir DIR   # another local model (prints only)
 
 For every corpus (corpora.py) the harness builds the CPG with treeloom,
 indexes it twice with the default local embedder (once as is, once with the
@@ -65,6 +66,9 @@ BUDGETS = (1000, 2000, 4000)
 TOP_K = 5  # fixed-context modes pack this many hits
 DEPTH = 1
 SELECT_OPTIONS: dict[str, float] = {}  # --temperature / --mass, for calibration runs
+# --model-dir: a directory with model.onnx and tokenizer.json (GREPLOOM_LOCAL_MODEL_DIR's
+# format) to index and query with instead of the bundled model; its indexes are kept apart.
+MODEL: dict[str, Path] = {}
 
 
 def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
@@ -79,10 +83,11 @@ def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
 
 
 def index(cpg: Path, name: str, source_root: Path) -> Path:
-    db = WORK / "index" / f"{name}.db"
+    model_dir = MODEL.get("dir")
+    db = WORK / "index" / (f"{name}@{model_dir.name}.db" if model_dir else f"{name}.db")
     db.parent.mkdir(parents=True, exist_ok=True)
     # The source root gives JavaScript definitions their source (treeloom records none).
-    config = GrepLoomConfig(db_path=db, source_root=source_root)
+    config = GrepLoomConfig(db_path=db, source_root=source_root, local_model_dir=model_dir)
     try:
         run_index(cpg, config)
     except EmbedderError:  # built with another model (an older bundled one): start over
@@ -205,7 +210,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
 def run(
     corpora: Sequence[Corpus], modes: Sequence[str], log: Callable[[str], None]
 ) -> dict[str, dict[str, dict[str, float]]]:
-    embedder = LocalEmbedder()
+    embedder = LocalEmbedder(MODEL.get("dir"))
     results: dict[str, dict[str, dict[str, float]]] = {m: {} for m in modes}
     per_kind: dict[str, dict[str, list[dict[str, Any]]]] = {m: {} for m in modes}
     for corpus in corpora:
@@ -270,7 +275,13 @@ def main() -> int:
     parser.add_argument("--mode", action="append", choices=ALL_MODES, help="only these modes")
     parser.add_argument("--temperature", type=float, help="adaptive selection temperature (calibration)")
     parser.add_argument("--mass", type=float, help="adaptive selection mass (calibration)")
+    parser.add_argument(
+        "--model-dir", type=Path, help="index and query with this local model (model.onnx, tokenizer.json)"
+    )
     args = parser.parse_args()
+    if args.model_dir:
+        MODEL["dir"] = args.model_dir.resolve()
+        args.no_report = True  # the committed report is the bundled model's
     if args.temperature:
         SELECT_OPTIONS["temperature"] = args.temperature
     if args.mass:
