@@ -282,8 +282,7 @@ def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
         signals.append(("location", LOCATION_BOOST))
     category = path_category(candidate.file)
     # A place the query points at asks for its code, test or not.
-    asked = bool(words & _ASKS_FOR[category]) if category else False
-    if category is not None and not asked and candidate.location_rank == 0:
+    if category is not None and candidate.location_rank == 0 and not (words & _ASKS_FOR[category]):
         score *= NON_PRODUCT_PENALTY
         signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
     return Ranked(candidate, score, tuple(signals))

@@ -171,23 +171,33 @@ class QueryEngine:
         return self._cpg[1]
 
     def search(
-        self, store: IndexStore, text: str, top_k: int, ranking: str = "signals"
+        self,
+        store: IndexStore,
+        text: str,
+        top_k: int,
+        ranking: str = "signals",
+        located: Sequence[str] | None = None,
     ) -> tuple[list[SearchHit], str]:
         """Ranked candidates (all of them with signals, top-k plain), and the search mode.
 
         Lexical-only when the index has no vectors or the embedder does not answer.
+        ``located``: the keys the query's places point at, when already looked up.
         """
         embedder = self._embedder if store.has_vectors() else None
-        search = hybrid_search if ranking == "plain" else ranked_search
-        limit = top_k if ranking == "plain" else CANDIDATES
+
+        def search(with_embedder: Embedder | None) -> list[SearchHit]:
+            if ranking == "plain":
+                return hybrid_search(store, text, top_k, with_embedder)
+            return ranked_search(store, text, CANDIDATES, with_embedder, located=located)
+
         if embedder is not None:
             try:
-                hits = search(store, text, limit, embedder)
+                hits = search(embedder)
                 self._embedder_error = None
                 return hits, "hybrid"
             except EmbedderError as exc:
                 self._embedder_error = str(exc)
-        return search(store, text, limit, None), "lexical-only"
+        return search(None), "lexical-only"
 
     def query(
         self,
@@ -235,13 +245,16 @@ class QueryEngine:
                 else:
                     if not query_tokens(text):
                         raise UsageError("the query has no searchable words; use names or plain words")
-                    candidates, mode = self.search(store, text, config.top_k, config.ranking)
-                    # A `path:line` the index has no file for is answered as words: say so.
+                    # Places looked up once, for the ranking and for the header: a
+                    # `path:line` the index has no file for is answered as words, and says so.
+                    placed = store.locate(query_locations(text))
                     places_not_found = [
                         f"{place.path}:{place.line}"
-                        for place, keys in store.locate(query_locations(text))
+                        for place, keys in placed
                         if place.line is not None and not keys
                     ]
+                    located = list(dict.fromkeys(key for _, keys in placed for key in keys))
+                    candidates, mode = self.search(store, text, config.top_k, config.ranking, located)
                     if adaptive:
                         selection = select([h.score for h in candidates[:CEILING]])
                         hits = candidates[: selection.kept]

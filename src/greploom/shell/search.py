@@ -6,6 +6,8 @@ deciding how many to keep and packing them is the query use case's job.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from greploom.core.fusion import rrf_fuse
@@ -51,12 +53,19 @@ def hybrid_search(
 
 
 def ranked_search(
-    store: IndexStore, text: str, limit: int = CANDIDATES, embedder: Embedder | None = None
+    store: IndexStore,
+    text: str,
+    limit: int = CANDIDATES,
+    embedder: Embedder | None = None,
+    *,
+    located: Sequence[str] | None = None,
 ) -> list[SearchHit]:
     """Candidates from both backends and the name lookup (``limit`` each), re-ranked with signals.
 
     Every candidate is returned, best first; the caller takes top-k or lets
-    the score distribution decide. Raises :class:`EmbedderError` when the
+    the score distribution decide. ``located``: the keys the query's places
+    point at, when the caller has looked them up (``IndexStore.locate``);
+    looked up here otherwise. Raises :class:`EmbedderError` when the
     embedder fails.
     """
     if query_kind(text) is QueryKind.NATURAL:
@@ -71,7 +80,8 @@ def ranked_search(
     # 57,000 characters of body outweigh its name).
     named = store.definitions_named(named_symbols(text)[:NAMED_SYMBOLS], limit)
     # The definitions the query's places point at (`adapters.py:412`, a traceback).
-    located = store.definitions_at(query_locations(text))
+    if located is None:
+        located = store.definitions_at(query_locations(text))
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
