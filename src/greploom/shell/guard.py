@@ -6,6 +6,9 @@ compared with the resolved roots, so neither ``../`` nor a symlink pointing
 out of a root gets through. Host checking stops DNS rebinding: a browser page
 on another origin that resolves its name to 127.0.0.1 still sends its own
 name in ``Host``.
+
+Every value checked here comes from a client, so a bad one is answered with one
+short line (:func:`clip` bounds what is echoed), never with a traceback.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Any
 from greploom.core.errors import UsageError
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux; no real path a tool needs is longer
+CLIP_CHARS = 80
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -38,6 +43,30 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def clip(text: str, limit: int = CLIP_CHARS) -> str:
+    """At most ``limit`` characters of ``text`` as one line, with what was cut said.
+
+    For echoing client values in error messages: control characters become
+    ``repr`` escapes, so the message stays one line whatever the value holds.
+    """
+    shown = text[:limit]
+    if not shown.isprintable():
+        shown = repr(shown)[1:-1][:limit]
+    if len(text) <= limit:
+        return shown
+    return f"{shown}... ({len(text)} characters)"
+
+
+def _path_problem(raw: str) -> str | None:
+    if len(raw) > MAX_PATH_CHARS:
+        return f"is longer than {MAX_PATH_CHARS} characters"
+    if "\x00" in raw:
+        return "contains a NUL byte"
+    if any("\ud800" <= ch <= "\udfff" for ch in raw):
+        return "is not valid Unicode (it contains a lone surrogate)"
+    return None
+
+
 class PathGuard:
     """Confines tool paths to a set of root directories."""
 
@@ -45,15 +74,21 @@ class PathGuard:
         self.roots = tuple(dict.fromkeys(Path(r).resolve() for r in roots))
 
     def check(self, raw: str | Path, what: str) -> Path:
-        """The resolved path, or :class:`UsageError` when it lies outside every root."""
-        path = Path(raw).expanduser()
-        resolved = path.resolve()
+        """The resolved path, or :class:`UsageError` when it is malformed or outside every root."""
+        text = str(raw)
+        problem = _path_problem(text)
+        if problem is not None:
+            raise UsageError(f"{what} {clip(text)} {problem}; pass a real path inside the allowed roots")
+        try:
+            resolved = Path(text).expanduser().resolve()
+        except (OSError, RuntimeError, ValueError) as exc:  # ~nosuchuser, a symlink loop
+            raise UsageError(f"{what} {clip(text)} cannot be resolved: {clip(str(exc))}") from exc
         for root in self.roots:
             if resolved == root or resolved.is_relative_to(root):
                 return resolved
         allowed = ", ".join(str(r) for r in self.roots)
         raise UsageError(
-            f"{what} {raw} is outside the allowed roots ({allowed}); "
+            f"{what} {clip(text)} is outside the allowed roots ({allowed}); "
             "start `greploom serve` with --root to allow it"
         )
 
@@ -71,7 +106,7 @@ class HttpGuard:
         self, app: ASGIApp, *, token: str | None, bound_host: str, extra_hosts: Sequence[str] = ()
     ) -> None:
         self.app = app
-        self.token = token
+        self._token = None if token is None else _token_bytes(token)
         allowed = set(LOOPBACK_NAMES) | {bound_host.lower(), *(h.lower() for h in extra_hosts)}
         self.allowed_hosts = frozenset(allowed)
 
@@ -84,13 +119,24 @@ class HttpGuard:
         if host not in self.allowed_hosts:
             await _reply(send, 421, "misdirected request: unknown Host header")
             return
-        if self.token is not None:
+        if self._token is not None:
             auth = headers.get("authorization", "")
             scheme, _, given = auth.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), self.token):
+            # Bytes, not str: compare_digest refuses non-ASCII str. Header values were decoded
+            # latin-1 above, so encoding them back gives the bytes the client sent.
+            sent = given.strip(" \t").encode("latin-1")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(sent, self._token):
                 await _reply(send, 401, "missing or wrong bearer token", {"www-authenticate": "Bearer"})
                 return
         await self.app(scope, receive, send)
+
+
+def _token_bytes(token: str) -> bytes:
+    """The token as a client sends it: UTF-8 (an undecodable environment byte stays that byte)."""
+    try:
+        return token.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return token.encode("utf-8", "surrogatepass")
 
 
 async def _reply(send: Send, status: int, message: str, extra: dict[str, str] | None = None) -> None:

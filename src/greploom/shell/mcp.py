@@ -31,7 +31,7 @@ from pydantic import Field
 import greploom
 from greploom.core.errors import GreploomError
 from greploom.shell.config import GrepLoomConfig
-from greploom.shell.guard import PathGuard
+from greploom.shell.guard import PathGuard, clip
 from greploom.shell.indexing import run_index
 from greploom.shell.querying import QueryAnswer, QueryEngine
 
@@ -76,6 +76,7 @@ INDEX_SCHEMA: dict[str, Any] = {
     },
     "required": ["total", "embedded", "unchanged", "repointed", "deleted", "failed"],
 }
+MAX_NODE_ID_CHARS = 1000  # a stable key is a kind, a path and a qualified name: far shorter
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 WRITES_INDEX = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -90,6 +91,7 @@ DbPath = Annotated[
     str | None,
     Field(description="Index file to use, inside the server's allowed roots; default: the server's --db."),
 ]
+NodeId = Annotated[str, Field(max_length=MAX_NODE_ID_CHARS)]
 CpgPath = Annotated[
     str | None,
     Field(description="Expand through this CPG JSON file instead of the stored graph (inside the roots)."),
@@ -144,7 +146,7 @@ class GreploomService:
         if cpg_path:
             path = self.guard.check(cpg_path, "cpg_path")
             if not path.is_file():
-                raise GreploomError(f"cpg_path {cpg_path} is not a file")
+                raise GreploomError(f"cpg_path {clip(cpg_path)} is not a file")
             return path
         return self.settings.cpg_path
 
@@ -272,7 +274,7 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
     @mcp.tool(annotations=READ_ONLY, output_schema=ENVELOPE_SCHEMA)
     def get_node_context(
         node_ids: Annotated[
-            list[str],
+            list[NodeId],
             Field(
                 min_length=1, max_length=100, description="Stable keys (from a result's `key`) or CPG ids."
             ),

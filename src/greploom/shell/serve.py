@@ -1,8 +1,10 @@
-"""Starting the MCP server: checks first (bind address, token, paths), then run until stopped."""
+"""Starting the MCP server: checks first (bind address, token, paths, port), then run until stopped."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import sys
 from pathlib import Path
 
@@ -38,6 +40,8 @@ def serve_forever(
             raise UsageError(f"--root {directory} is not a directory")
     if cpg is not None and not cpg.is_file():
         raise UsageError(f"--cpg {cpg}: no such file")
+    if transport != "stdio":
+        check_port(host, port)
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="greploom: %(levelname)s: %(message)s"
     )
@@ -48,14 +52,48 @@ def serve_forever(
         else:
             guard = Middleware(HttpGuard, token=token, bound_host=host, extra_hosts=allow_hosts)
             print(f"greploom: serving MCP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
-            mcp.run(
-                transport="streamable-http",
-                host=host,
-                port=port,
-                show_banner=False,
-                middleware=[guard],
-                host_origin_protection=False,  # HttpGuard checks Host itself, with --allow-host
-                log_level="warning",
-            )
+            try:
+                mcp.run(
+                    transport="streamable-http",
+                    host=host,
+                    port=port,
+                    show_banner=False,
+                    middleware=[guard],
+                    host_origin_protection=False,  # HttpGuard checks Host itself, with --allow-host
+                    log_level="warning",
+                )
+            except SystemExit as exc:  # uvicorn's startup failure (3) would pass for a CPG error
+                if exc.code not in (0, None):
+                    raise UsageError(
+                        f"the MCP server on {host}:{port} failed to start (the line above says why); "
+                        "stop whatever holds the port or pick another with --port"
+                    ) from None
+                raise
     finally:
         service.close()
+
+
+def check_port(host: str, port: int) -> None:
+    """:class:`UsageError` unless (host, port) can be bound now, as uvicorn will bind it.
+
+    Checked before "serving" is printed, so a busy port is one line and exit 2,
+    not a false start. SO_REUSEADDR as uvicorn sets it: a port in TIME_WAIT is free.
+    """
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot serve on {host}: {exc.strerror}; pass an address with --host") from exc
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise UsageError(
+                        f"port {port} on {host} is already in use; "
+                        "stop the other server or pick another with --port"
+                    ) from exc
+                raise UsageError(f"cannot serve on {host} port {port}: {exc.strerror or exc}") from exc
