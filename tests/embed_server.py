@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import random
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -34,6 +36,16 @@ def fake_vector(text: str, dim: int) -> list[float]:
     return [x / norm for x in vec]
 
 
+def model_vector(text: str, dim: int, model: str = "") -> list[float]:
+    """``fake_vector`` in the space of ``model``: its coordinates permuted by the model's name."""
+    vec = fake_vector(text, dim)
+    if not model:
+        return vec
+    order = list(range(dim))
+    random.Random(model).shuffle(order)
+    return [vec[i] for i in order]
+
+
 @attrs.define
 class Faults:
     """What the server does wrong, and what it saw."""
@@ -48,6 +60,12 @@ class Faults:
     nan: bool = False
     non_json: bool = False
     fail_after: int | None = None  # answer 500 once this many requests have succeeded
+    per_model: bool = False  # each model name gets its own vector space (a fixed permutation)
+    dim_for: dict[str, int] = attrs.Factory(dict)  # model name -> width, overriding `dim`
+    drip_s: float = 0.0  # send the body one byte at a time, this long apart
+    too_many_first: int = 0  # answer 429 with Retry-After: 0 to this many requests first
+    kill_pid: int | None = None  # SIGKILL this process ...
+    kill_at: int = 0  # ... once this many requests have been answered
     requests: int = 0
     inputs: list[list[str]] = attrs.Factory(list)
     auth: list[str | None] = attrs.Factory(list)
@@ -81,13 +99,22 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(f.status, b'{"error": "injected"}')
         if n <= f.fail_first or (f.fail_after is not None and n > f.fail_after):
             return self._send(500, b'{"error": "injected 500"}')
+        if n <= f.too_many_first:
+            self.send_response(429)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+            return None
         if f.non_json:
             return self._send(200, b"<html>not json</html>", "text/html")
         texts = payload.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts)
         with self.lock:
             f.inputs.append(texts)
-        vectors: list[list[Any]] = [fake_vector(t, f.dim) for t in texts]
+        model = str(payload.get("model"))
+        dim = f.dim_for.get(model, f.dim)
+        vectors: list[list[Any]] = [model_vector(t, dim, model if f.per_model else "") for t in texts]
         if f.wrong_count:
             vectors = vectors[:-1]
         if f.wrong_dim and vectors:
@@ -103,7 +130,27 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"object": "list", "data": data, "model": payload.get("model")}
         else:
             return self._send(404, b'{"error": "not found"}')
-        return self._send(200, json.dumps(body).encode())
+        encoded = json.dumps(body).encode()
+        if f.drip_s:
+            return self._drip(encoded, f.drip_s)
+        self._send(200, encoded)
+        if f.kill_pid is not None and n == f.kill_at:
+            self.wfile.flush()
+            os.kill(f.kill_pid, signal.SIGKILL)
+        return None
+
+    def _drip(self, body: bytes, pause: float) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
+                time.sleep(pause)
+        except OSError:
+            pass  # the client gave up, as it should
 
 
 class _QuietServer(ThreadingHTTPServer):

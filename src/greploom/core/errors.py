@@ -31,7 +31,46 @@ class StoreError(GreploomError):
     exit_code = 4
 
 
+class CorruptIndexError(StoreError):
+    """The index file is damaged: ``greploom index --force`` rebuilds it, ``greploom check`` says more."""
+
+
 class EmbedderError(GreploomError):
     """The embedder is unreachable, answered badly, or differs from the index's."""
 
     exit_code = 5
+
+
+# What the operating system refused, by its real reason. Each leaf has its own exit
+# code (6-9) so a script can tell "fix the permissions" from "free some disk" without
+# parsing the message; none of them is a bug, and none damages an existing index.
+
+
+class FileSystemError(GreploomError):
+    """The operating system refused a file operation (the leaves say why)."""
+
+    exit_code = 9
+
+
+class PermissionDeniedError(FileSystemError):
+    """No permission to read or write a file or directory greploom needs."""
+
+    exit_code = 6
+
+
+class ReadOnlyError(FileSystemError):
+    """A write was needed on a read-only file system or a read-only index."""
+
+    exit_code = 7
+
+
+class DiskFullError(FileSystemError):
+    """The disk, a quota or the file-size limit (``ulimit -f``) is exhausted."""
+
+    exit_code = 8
+
+
+class DiskIOError(FileSystemError):
+    """The storage answered with an I/O error (a failing disk, a vanished mount)."""
+
+    exit_code = 9

@@ -6,8 +6,12 @@ Exit codes (also in the README and ``greploom --help``):
     1  other greploom error
     2  bad usage: unknown flag, value out of range, nothing to do
     3  the CPG cannot be read or built
-    4  the index is missing, not an index, too new, or busy
+    4  the index is missing, not an index, too new, busy, or damaged
     5  the embedder is unreachable, answered badly, or differs from the index's
+    6  permission denied on a file or folder greploom needs
+    7  a write was needed on a read-only file system
+    8  the disk (or a quota, or the file-size limit) is full
+    9  the storage answered with an I/O error
    70  internal error (a bug: please report it; GREPLOOM_DEBUG=1 shows the traceback)
   130  interrupted
 """
@@ -41,6 +45,8 @@ app = App(
     help_format="markdown",
     version=greploom.__version__,
     result_action="return_value",
+    # cyclopts would turn Ctrl-C into a silent exit 130; main() says "interrupted" instead.
+    suppress_keyboard_interrupt=False,
 )
 
 Tier = Literal["fast", "enhanced"]
@@ -174,6 +180,7 @@ def query(
     embedding_url
         OpenAI-compatible base URL, when the index was embedded with openai.
     """
+    from greploom.shell.guard import clip
     from greploom.shell.querying import run_query
 
     config = _config(
@@ -192,7 +199,7 @@ def query(
         raise UsageError(f"--cpg {cpg}: no such file")
     answer = run_query(config, text, tuple(node or ()), include_source=include_source, cpg_path=cpg)
     for unknown in answer.metadata.get("unknown_nodes", []):
-        print(f"greploom: warning: unknown node {unknown}", file=sys.stderr)
+        print(f"greploom: warning: unknown node {clip(unknown)}", file=sys.stderr)
     for place in answer.metadata.get("places_not_found", []):
         print(f"greploom: warning: no indexed file matches {place}; answered as words", file=sys.stderr)
     if format == "json":
@@ -223,6 +230,30 @@ def status(*, db: Path | None = None, format: Literal["text", "json"] = "text") 
         for key, value in info.items():
             print(f"{key.ljust(width)}  {value}")
     return 0
+
+
+@app.command
+def check(*, db: Path | None = None, format: Literal["text", "json"] = "text") -> int:
+    """Check an index: file, structure, completeness, vectors; print the command that repairs it.
+
+    Exits 0 when the index is sound, else with the problem's exit code (4 for a damaged or
+    incomplete index). Opens the index read-only and changes nothing.
+
+    Parameters
+    ----------
+    db
+        The index file [default: .greploom/index.db, or GREPLOOM_DB].
+    format
+        ``text`` or ``json``.
+    """
+    from greploom.shell.check import check_index
+
+    report = check_index(_config(db_path=db).db_path)
+    if format == "json":
+        print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(report.text())
+    return report.exit_code
 
 
 @app.command
@@ -292,6 +323,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine's condition (a full disk under stdout, ...), not a bug
+        from greploom.shell.faults import from_os_error
+
+        error = from_os_error(exc, Path(exc.filename or "."), "use")
+        print(f"greploom: error: {error}", file=sys.stderr)
+        return error.exit_code
     except Exception as exc:
         if os.environ.get("GREPLOOM_DEBUG"):
             raise

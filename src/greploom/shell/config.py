@@ -8,6 +8,7 @@ unless someone named them: a query then uses the embedder the index records.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,6 +26,14 @@ MAX_TOP_K = 100
 RANKINGS = ("signals", "plain")
 CONTEXTS = ("fixed", "adaptive")
 MAX_DEPTH = 4
+# Deadlines. A query waits this long for the embedder before answering lexically
+# (a cold Ollama model can take longer: the next query then finds it warm).
+QUERY_TIMEOUT_S = 5.0
+# An index run stops embedding after this long; its finished batches are kept, so
+# the next run goes on from there. One call to the embedder (a batch) gets at most
+# BATCH_TIMEOUT_S of it, so a hung server is noticed long before the run's end.
+INDEX_TIMEOUT_S = 6 * 3600.0
+BATCH_TIMEOUT_S = 600.0
 
 
 @attrs.frozen
@@ -45,6 +54,8 @@ class GrepLoomConfig:
     source_root: Path | None = None  # where treeloom built a CPG file (a directory indexed is its own)
     ranking: str = "signals"  # or "plain": RRF only
     context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
+    query_timeout: float = QUERY_TIMEOUT_S  # seconds a query waits for the embedder
+    index_timeout: float = INDEX_TIMEOUT_S  # seconds an index run may spend embedding
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GrepLoomConfig:
@@ -71,6 +82,14 @@ class GrepLoomConfig:
                     values[name] = int(v)
                 except ValueError:
                     raise UsageError(f"GREPLOOM_{name.upper()} must be a whole number, not {v!r}") from None
+        for name in ("query_timeout", "index_timeout"):
+            if v := env.get(f"GREPLOOM_{name.upper()}"):
+                try:
+                    values[name] = float(v)
+                except ValueError:
+                    raise UsageError(
+                        f"GREPLOOM_{name.upper()} must be a number of seconds, not {v!r}"
+                    ) from None
         for name in ("ranking", "context"):
             if v := env.get(f"GREPLOOM_{name.upper()}"):
                 values[name] = v
@@ -110,3 +129,8 @@ class GrepLoomConfig:
             raise UsageError(f"top-k must be between 1 and {MAX_TOP_K}, not {self.top_k}")
         if not 0 <= self.depth <= MAX_DEPTH:
             raise UsageError(f"depth must be between 0 and {MAX_DEPTH}, not {self.depth}")
+        for name in ("query_timeout", "index_timeout"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                what = name.replace("_", " ")
+                raise UsageError(f"{what} must be a positive number of seconds, not {value}")

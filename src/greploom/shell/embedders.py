@@ -16,12 +16,20 @@ DEFAULT_MODELS = {
 
 
 def make_embedder(
-    config: GrepLoomConfig, provider: str, model: str | None, recorded_url: str | None = None
+    config: GrepLoomConfig,
+    provider: str,
+    model: str | None,
+    recorded_url: str | None = None,
+    *,
+    dimension: int = 0,
+    deadline_s: float | None = None,
 ) -> Embedder | None:
     """The embedder for ``provider`` (None for ``none``: lexical-only).
 
     ``recorded_url`` is the server URL the index was built with, used when the
-    configuration names none.
+    configuration names none. For HTTP embedders, ``dimension`` is the width
+    their answers must have (the index's; 0 learns it from the first answer)
+    and ``deadline_s`` bounds each call.
     """
     if provider == "none":
         return None
@@ -41,7 +49,8 @@ def make_embedder(
         return LocalEmbedder(config.local_model_dir)
     name = model or DEFAULT_MODELS[provider]
     if provider == "ollama":
-        return OllamaEmbedder(config.ollama_url or recorded_url or DEFAULT_OLLAMA_URL, name)
+        ollama_url = config.ollama_url or recorded_url or DEFAULT_OLLAMA_URL
+        return OllamaEmbedder(ollama_url, name, dimension=dimension, deadline_s=deadline_s)
     if provider == "openai":
         url = config.embedding_url or recorded_url
         if not url:
@@ -50,8 +59,32 @@ def make_embedder(
                 "e.g. http://127.0.0.1:8000 for a local vLLM or TEI server"
             )
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-        return OpenAIEmbedder(url, name, headers=headers)
+        return OpenAIEmbedder(url, name, headers=headers, dimension=dimension, deadline_s=deadline_s)
     raise UsageError(f"unknown embedding provider {provider!r}")
+
+
+URL_PROVIDERS = (("embedding_url", "openai", "--embedding-url"), ("ollama_url", "ollama", "--ollama-url"))
+
+
+def provider_for_urls(config: GrepLoomConfig, provider: str, *, chosen: bool) -> str:
+    """The provider, checked against the server URLs the configuration names.
+
+    A URL for a provider that will not be used would be ignored silently, so:
+    when nobody chose the provider (``chosen`` False: no flag, no environment,
+    no index), one URL names it; otherwise a URL for another provider is an
+    error that says which flag to add.
+    """
+    given = [(flag, name) for field, name, flag in URL_PROVIDERS if getattr(config, field)]
+    if not given or any(name == provider for _, name in given):
+        return provider
+    if not chosen and len(given) == 1:
+        return given[0][1]
+    flags = " and ".join(flag for flag, _ in given)
+    wanted = " or ".join(f"--provider {name}" for _, name in given)
+    raise UsageError(
+        f"{flags} (or GREPLOOM_EMBEDDING_URL / GREPLOOM_OLLAMA_URL) given, but the embedder is "
+        f"{provider}; add {wanted}, or drop the URL"
+    )
 
 
 def query_embedder(
@@ -75,7 +108,14 @@ def query_embedder(
             f"this index was embedded with {recorded.describe()}, not {named}; query without "
             f"--provider/--model, or re-index with `greploom index ... --provider {wanted_provider} --force`"
         )
-    embedder = make_embedder(config, recorded.provider, recorded.model, recorded_url)
+    embedder = make_embedder(
+        config,
+        recorded.provider,
+        recorded.model,
+        recorded_url,
+        dimension=recorded.dimension,
+        deadline_s=config.query_timeout,
+    )
     if embedder is not None and embedder.identity.describe() != recorded.describe():
         found = embedder.identity.describe()
         embedder.close()

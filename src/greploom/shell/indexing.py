@@ -14,25 +14,29 @@ run. An OS file lock next to the index keeps two runs from interleaving.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import apsw
 import attrs
 
 import greploom
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
-from greploom.core.errors import CpgError, EmbedderError, StoreError, UsageError
+from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, StoreError, UsageError
 from greploom.core.hashing import HASH_VERSION, content_hash
 from greploom.core.keys import node_identities
 from greploom.core.lexical import code_tokens, identifier_tokens
 from greploom.core.plan import plan_reindex
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.assets import sha256_of
-from greploom.shell.config import GrepLoomConfig
+from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
-from greploom.shell.embedders import make_embedder
+from greploom.shell.embedders import make_embedder, provider_for_urls
+from greploom.shell.faults import storage_faults
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.schema import SCHEMA_VERSION, NodeRow
@@ -163,81 +167,96 @@ def run_index(
     if not source.exists():
         raise CpgError(f"nothing to index at {source}: no such file or directory")
     db_path = config.db_path
-    with index_lock(db_path):
-        if source.is_dir():
-            cpg_path, built_warnings = build_cpg_with_treeloom(
-                source, db_path.with_name(db_path.stem + ".cpg.json")
-            )
-            source_root: Path | None = source.resolve()
-        else:
-            cpg_path = source
-            source_root = config.source_root.resolve() if config.source_root else None
-            built_warnings = ()
-        if source_root is not None and not source_root.is_dir():
-            raise UsageError(f"the source root {source_root} is not a directory")
-        digest = sha256_of(cpg_path)
-        unchanged = _unchanged_run(db_path, config, digest, source_root, force=force)
-        if unchanged is not None:
-            return attrs.evolve(
-                unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started, warnings=built_warnings
-            )
-        rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier, source_root)
-        warnings = (*built_warnings, *warnings)
-        if source.is_dir() and not rows:
-            warnings = (*warnings, f"treeloom found no supported source files in {source}")
-        store = IndexStore.open_or_create(db_path)
+    with storage_faults(db_path, "write the index"), index_lock(db_path):
+        return _locked_run(source, config, progress, force=force, started=started)
+
+
+def _locked_run(
+    source: Path, config: GrepLoomConfig, progress: Progress | None, *, force: bool, started: float
+) -> IndexResult:
+    """The run itself, holding the index's lock."""
+    db_path = config.db_path
+    if source.is_dir():
+        cpg_path, built_warnings = build_cpg_with_treeloom(
+            source, db_path.with_name(db_path.stem + ".cpg.json")
+        )
+        source_root: Path | None = source.resolve()
+    else:
+        cpg_path = source
+        source_root = config.source_root.resolve() if config.source_root else None
+        built_warnings = ()
+        _check_regular_file(cpg_path)
+    if source_root is not None and not source_root.is_dir():
+        raise UsageError(f"the source root {source_root} is not a directory")
+    digest = sha256_of(cpg_path)
+    unchanged = _unchanged_run(db_path, config, digest, source_root, force=force)
+    if unchanged is not None:
+        return attrs.evolve(
+            unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started, warnings=built_warnings
+        )
+    rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier, source_root)
+    warnings = (*built_warnings, *warnings)
+    if source.is_dir() and not rows:
+        warnings = (*warnings, f"treeloom found no supported source files in {source}")
+    store, set_aside = _open_for_run(db_path, source, force=force)
+    if set_aside is not None:
+        warnings = (*warnings, f"the index was damaged: moved it to {set_aside} and built a new one")
+    try:
+        meta = store.meta()
+        recorded = recorded_identity(meta)
+        embedder = _choose_embedder(config, meta, force=force)
+        # With no vector table yet (a first run, or one after a lexical-only or an
+        # empty index) every row needs its vector, not only the changed ones.
+        full = force or (embedder is not None and (recorded is None or store.vector_width() == 0))
+        plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=full)
+        vectors: dict[str, list[float]] | None = None
+        identity = embedder.identity if embedder else None
         try:
-            meta = store.meta()
-            recorded = recorded_identity(meta)
-            embedder = _choose_embedder(config, meta, force=force)
-            plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=force)
-            vectors: dict[str, list[float]] | None = None
-            identity = embedder.identity if embedder else None
-            try:
-                if embedder is not None:
-                    vectors = _embed(
-                        store,
-                        embedder=embedder,
-                        keys=plan.embed,
-                        rows=rows,
-                        embed_texts=embed_texts,
-                        progress=progress,
+            if embedder is not None:
+                vectors, width = _embed(
+                    store,
+                    embedder=embedder,
+                    keys=plan.embed,
+                    rows=rows,
+                    embed_texts=embed_texts,
+                    progress=progress,
+                    deadline=started + config.index_timeout,
+                )
+                identity = embedder.identity
+                if not identity.dimension:
+                    # Nothing was sent: the width is the pending vectors' or the index's,
+                    # never the 0 of an embedder that has not answered yet.
+                    known = recorded.dimension if recorded and recorded.space() == identity.space() else 0
+                    identity = attrs.evolve(identity, dimension=width or known)
+                if not full and recorded is not None and recorded.dimension not in (0, identity.dimension):
+                    raise EmbedderError(
+                        f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
+                        f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
                     )
-                    identity = embedder.identity
-                    if (
-                        not force
-                        and recorded is not None
-                        and recorded.dimension
-                        and identity.dimension != recorded.dimension
-                    ):
-                        raise EmbedderError(
-                            f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
-                            f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
-                        )
-            finally:
-                if embedder is not None:
-                    embedder.close()
-            new_meta = _run_meta(
-                meta,
-                identity=identity,
-                embedder=embedder,
-                config=config,
-                cpg_path=cpg_path,
-                digest=digest,
-                source_root=source_root,
-                treeloom_version=treeloom_version,
-                node_count=len(rows),
-            )
-            store.switch(
-                plan,
-                rows,
-                vectors,
-                identity.dimension if identity else 0,
-                new_meta,
-                reset_vectors=force or (recorded is None and vectors is not None),
-            )
         finally:
-            store.close()
+            if embedder is not None:
+                embedder.close()
+        new_meta = _run_meta(
+            meta,
+            identity=identity,
+            embedder=embedder,
+            config=config,
+            cpg_path=cpg_path,
+            digest=digest,
+            source_root=source_root,
+            treeloom_version=treeloom_version,
+            node_count=len(rows),
+        )
+        store.switch(
+            plan,
+            rows,
+            vectors,
+            identity.dimension if identity else 0,
+            new_meta,
+            reset_vectors=full and vectors is not None,
+        )
+    finally:
+        store.close()
     return IndexResult(
         total=len(rows),
         embedded=len(plan.embed),
@@ -253,17 +272,77 @@ def run_index(
     )
 
 
+def _check_regular_file(path: Path) -> None:
+    """Refuse a FIFO, a device (``/dev/zero``) or a socket before reading: they never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise CpgError(f"cannot read the CPG {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise CpgError(f"{path} is not a regular file (a FIFO, device or socket), so not a CPG JSON file")
+
+
+def _open_for_run(db_path: Path, source: Path, *, force: bool) -> tuple[IndexStore, Path | None]:
+    """The index to write, checked first; a damaged one is refused, or with --force set aside.
+
+    The check is SQLite's quick check: one pass over the file (54 ms on an
+    index of requests, see the issue note), small next to a run.
+    """
+    try:
+        store = IndexStore.open_or_create(db_path)
+        try:
+            problems = store.quick_check()
+        except apsw.Error as exc:
+            problems = [str(exc)]
+        if not problems:
+            return store, None
+        store.close()
+        more = f", +{len(problems) - 1} more" if len(problems) > 1 else ""
+        error: CorruptIndexError = CorruptIndexError(
+            f"the index {db_path} is damaged ({problems[0][:120]}{more}); rebuild it with "
+            f"`greploom index {source} --db {db_path} --force`"
+        )
+    except CorruptIndexError as exc:
+        error = exc
+    if not force:
+        raise error
+    aside = set_aside(db_path)
+    return IndexStore.open_or_create(db_path), aside
+
+
+def set_aside(db_path: Path) -> Path:
+    """Move a damaged index (with its WAL files) to ``NAME.damaged``, keeping it for a look."""
+    aside = db_path.with_name(db_path.name + ".damaged")
+    for suffix in ("", "-wal", "-shm"):
+        moved = Path(str(db_path) + suffix)
+        if moved.exists():
+            os.replace(moved, Path(str(aside) + suffix))
+        else:
+            Path(str(aside) + suffix).unlink(missing_ok=True)
+    return aside
+
+
 def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: bool) -> Embedder | None:
     """The embedder for this run; one unlike the index's is refused unless forced."""
     recorded = recorded_identity(meta)
     embedder_was = meta.get("embedder_provider")
-    provider = config.provider or embedder_was or "local"
+    chosen = config.provider or embedder_was
+    provider = provider_for_urls(config, chosen or "local", chosen=chosen is not None)
     same_provider = recorded is not None and recorded.provider == provider
     # A local index's recorded model name selects nothing (the bundled model or
     # GREPLOOM_LOCAL_MODEL_DIR does); the identity check below catches a change.
     recorded_model = recorded.model if same_provider and recorded and provider != "local" else None
     model = config.model or recorded_model
-    embedder = make_embedder(config, provider, model, meta.get("embedder_url") if same_provider else None)
+    # The width answers must have is the index's, unless this run may change it.
+    keep_width = recorded is not None and same_provider and model == recorded.model and not force
+    embedder = make_embedder(
+        config,
+        provider,
+        model,
+        meta.get("embedder_url") if same_provider else None,
+        dimension=recorded.dimension if keep_width and recorded else 0,
+        deadline_s=min(BATCH_TIMEOUT_S, config.index_timeout),
+    )
     wanted = embedder.identity.describe() if embedder else "none (lexical only)"
     had = recorded.describe() if recorded else "none (lexical only)"
     if embedder_was is not None and not force and wanted != had:
@@ -330,6 +409,8 @@ def _unchanged_run(
     try:
         meta = store.meta()
         provider = meta.get("embedder_provider", "")
+        chosen = config.provider or provider or None
+        provider_for_urls(config, chosen or "local", chosen=chosen is not None)
         local_model = local_model_name(config.local_model_dir)
         same = (
             meta.get("cpg_digest") == digest
@@ -343,8 +424,8 @@ def _unchanged_run(
             and (provider != "local" or meta.get("embedder_model") == local_model)
             and store.counts()["pending"] == 0
         )
-        if not same:
-            return None
+        if not same or store.quick_check():
+            return None  # work to do, or a damaged file the full run reports
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with store.write():
             store.set_meta({"indexed_at": now})
@@ -376,29 +457,53 @@ def _embed(
     rows: Mapping[str, NodeRow],
     embed_texts: Mapping[str, str],
     progress: Progress | None,
-) -> dict[str, list[float]]:
-    """Vectors by content hash for every key to embed, reusing pending ones."""
+    deadline: float,
+) -> tuple[dict[str, list[float]], int]:
+    """Vectors by content hash for every key to embed, and their width (0: none embedded).
+
+    Vectors an unfinished run of this same embedder left in ``pending`` are
+    reused; another embedder's never are (``IndexStore.pending_vectors``).
+    """
     by_hash: dict[str, str] = {}
     for key in keys:
         by_hash.setdefault(rows[key].content_hash, embed_texts[key])
-    vectors = store.pending_vectors(by_hash)
+    space = embedder.identity.space()
+    width = embedder.identity.dimension
+    vectors = store.pending_vectors(by_hash, space, width)
     todo = [h for h in by_hash if h not in vectors]
     done = len(by_hash) - len(todo)
     if progress:
         progress("embedding", done, len(by_hash))
     for start in range(0, len(todo), EMBED_BATCH):
         batch = todo[start : start + EMBED_BATCH]
+        kept = (
+            f"embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
+            "and the finished batches are kept for the next run"
+        )
+        if time.monotonic() > deadline:
+            raise EmbedderError(
+                f"the index run reached its time limit (GREPLOOM_INDEX_TIMEOUT); {kept}: run it again "
+                "to go on"
+            )
         try:
             got = embedder.embed_documents([by_hash[h] for h in batch])
         except EmbedderError as exc:
-            raise EmbedderError(
-                f"{exc}; embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
-                "and the finished batches are kept for the next run"
-            ) from exc
+            raise EmbedderError(f"{exc}; {kept}") from exc
+        if not width:
+            width = len(got[0])
+            # Pending vectors of another width are not this embedder's after all.
+            stale = [h for h, v in vectors.items() if len(v) != width]
+            if stale:
+                raise EmbedderError(
+                    f"the embedder answers {width}-dim vectors where an earlier run of the same name "
+                    "stored others; pass --force to re-embed everything"
+                )
         fresh = dict(zip(batch, got, strict=True))
-        store.add_pending(fresh)
+        store.add_pending(fresh, space)
         vectors.update(fresh)
         done += len(batch)
         if progress:
             progress("embedding", done, len(by_hash))
-    return vectors
+    if not width and vectors:
+        width = len(next(iter(vectors.values())))
+    return vectors, width

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -24,6 +25,14 @@ class EmbedderIdentity:
     def describe(self) -> str:
         """``provider:model`` for messages and headers."""
         return f"{self.provider}:{self.model}"
+
+    def space(self) -> str:
+        """Provider, model and prefixes as one string: vectors of one space share it.
+
+        The width is left out because an HTTP embedder learns it from its
+        first answer; whoever compares vectors checks the width as well.
+        """
+        return json.dumps([self.provider, self.model, self.query_prefix, self.document_prefix])
 
 
 class Embedder(Protocol):

@@ -27,7 +27,7 @@ from greploom.core.adaptive import CEILING, Selection, select
 from greploom.core.budget import Packing
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgGraph
-from greploom.core.errors import EmbedderError, UsageError
+from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.keys import node_identities
 from greploom.core.lexical import query_tokens
@@ -36,6 +36,8 @@ from greploom.core.render import Detail, assemble_context, render_json
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
+from greploom.shell.faults import storage_faults
+from greploom.shell.guard import clip
 from greploom.shell.indexing import recorded_identity
 from greploom.shell.ports import Embedder, TokenCounter
 from greploom.shell.schema import SCHEMA_VERSION
@@ -144,9 +146,14 @@ class QueryEngine:
         else:
             if self._store is not None:
                 self._store.close()
-            self._store = IndexStore.open_existing(self.config.db_path)
+            self._store = IndexStore.open_existing(self.config.db_path, readonly=True)
             self._stamp = stamp
             meta = self._store.meta()
+        if not meta.get("indexed_at"):
+            raise StoreError(
+                f"the index {self.config.db_path} was never completed (its first run failed or is still "
+                f"running); run `greploom index PATH --db {self.config.db_path}`"
+            )
         identity_keys = ("embedder_provider", "embedder_model", "embedder_dimension")
         if any(meta.get(k) != self._meta.get(k) for k in identity_keys) or not self._meta:
             if self._embedder is not None:
@@ -157,6 +164,10 @@ class QueryEngine:
             )
         self._meta = meta
         return self._store
+
+    def _probe(self) -> list[str]:
+        """What is wrong with the open index file, for an SQLite failure that names no cause."""
+        return self._store.quick_check() if self._store is not None else []
 
     def _cpg_graph(self, cpg_path: Path, tier: Tier, source_root: Path | None) -> dict[str, NodeContext]:
         """The graph of ``--cpg``, read once and kept while the file and tier stay the same.
@@ -228,7 +239,7 @@ class QueryEngine:
         text = (text or "").strip()
         if not text and not node_ids:
             raise UsageError("give query text, or node keys/ids with --node")
-        with self._lock:
+        with self._lock, storage_faults(self.config.db_path, "read the index", self._probe):
             store = self._open()
             with store.snapshot():
                 unknown: list[str] = []
@@ -238,7 +249,7 @@ class QueryEngine:
                     unknown = [n for n in node_ids if n not in resolved]
                     if not resolved:
                         raise UsageError(
-                            f"unknown node(s): {', '.join(unknown)}; use a key or CPG id from a result"
+                            f"unknown node(s): {clip(', '.join(unknown))}; use a key or CPG id from a result"
                         )
                     hits = [SearchHit(k, 1.0, 0, 0) for k in dict.fromkeys(resolved.values())]
                     mode = "nodes"

@@ -6,12 +6,17 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from greploom.shell.faults import storage_faults
 from greploom.shell.store import IndexStore
 
 
 def index_status(db_path: Path) -> dict[str, Any]:
     """Counts, embedder, tier, CPG and age of the index at ``db_path``."""
-    with IndexStore.open_existing(db_path) as store, store.snapshot():
+    with (
+        storage_faults(db_path, "read the index"),
+        IndexStore.open_existing(db_path, readonly=True) as store,
+        store.snapshot(),
+    ):
         meta = store.meta()
         counts = store.counts()
     indexed_at = meta.get("indexed_at")
@@ -43,5 +48,6 @@ def index_status(db_path: Path) -> dict[str, Any]:
         "schema_version": meta.get("schema_version"),
         "created_at": meta.get("created_at"),
         "indexed_at": indexed_at,
+        "complete": bool(indexed_at),  # False: the first run failed or is still running
         "age_seconds": age,
     }

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import struct
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,12 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from greploom.core.errors import StoreError
+from greploom.core.errors import CorruptIndexError, EmbedderError, StoreError
 from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.locations import Location, Span, innermost, match_files
 from greploom.core.plan import IndexEntry, ReindexPlan
 from greploom.core.ranking import order_named
+from greploom.shell.faults import storage_faults
 from greploom.shell.schema import (
     APPLICATION_ID,
     FILE_INDEX,
@@ -33,27 +36,94 @@ from greploom.shell.schema import (
 )
 from greploom.shell.serde import structure_from_json, structure_to_json
 
+PENDING_IDENTITY = "pending_embedder"  # meta key: whose vectors wait in `pending`
 BUSY_TIMEOUT_MS = 10_000  # a writer's commit takes well under this; readers wait, never fail
 
 
-def connect(path: Path, *, create: bool) -> apsw.Connection:
-    """A configured connection: WAL, busy timeout, sqlite-vec loaded."""
-    flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
-    try:
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+
+
+def connect(path: Path, *, create: bool, readonly: bool = False) -> apsw.Connection:
+    """A configured connection: WAL, busy timeout, sqlite-vec loaded.
+
+    ``readonly`` opens without any write (queries, status, check): on a
+    read-only mount or in a folder this user cannot write, SQLite cannot
+    create the WAL's shared-memory file, so the file is then opened as
+    immutable, which is exact there because nothing can change it.
+    """
+    doing = "read the index" if readonly else "open the index"
+    with storage_faults(path, doing):
+        if readonly:
+            return _connect_readonly(path)
+        flags = apsw.SQLITE_OPEN_READWRITE | (apsw.SQLITE_OPEN_CREATE if create else 0)
         conn = apsw.Connection(str(path), flags=flags)
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
-        conn.enable_load_extension(False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            _configure(conn)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except apsw.NotADBError as exc:
+            conn.close()
+            raise _not_an_index(path) from exc
+        except apsw.BusyError as exc:
+            conn.close()
+            raise StoreError(f"the index {path} is busy; try again in a moment") from exc
+        except apsw.Error as exc:
+            exc.greploom_errno = conn.system_errno  # type: ignore[attr-defined]
+            conn.close()
+            raise
+        return conn
+
+
+def _configure(conn: apsw.Connection) -> None:
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.enable_load_extension(False)
+
+
+def _connect_readonly(path: Path) -> apsw.Connection:
+    base = "file:" + urllib.parse.quote(str(path.absolute()))
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    try:
+        conn = apsw.Connection(base + "?mode=ro", flags=flags)
+        _configure(conn)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        return conn
     except apsw.NotADBError as exc:
-        raise StoreError(f"{path} is not a greploom index (not an SQLite database)") from exc
-    except apsw.CantOpenError as exc:
-        raise StoreError(f"cannot open the index {path}: check the path and permissions") from exc
-    except apsw.BusyError as exc:
-        raise StoreError(f"the index {path} is busy; try again in a moment") from exc
+        raise _not_an_index(path) from exc
+    except (apsw.CantOpenError, apsw.ReadOnlyError):
+        pass  # no -shm can be made here: nothing can write this file either
+    try:
+        conn = apsw.Connection(base + "?immutable=1", flags=flags)
+        _configure(conn)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    except apsw.NotADBError as exc:
+        raise _not_an_index(path) from exc
     return conn
+
+
+def _not_an_index(path: Path) -> StoreError:
+    """A file that is no SQLite database at all, or one whose header is damaged."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError:
+        head = b""
+    if head == SQLITE_MAGIC:
+        return CorruptIndexError(
+            f"the index {path} is damaged (its header is unreadable); rebuild it with "
+            f"`greploom index PATH --db {path} --force`"
+        )
+    return StoreError(f"{path} is not a greploom index (not an SQLite database)")
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` starts like an SQLite database (a damaged index still does)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
 
 class IndexStore:
@@ -65,14 +135,19 @@ class IndexStore:
 
     # -- opening -----------------------------------------------------------
     @classmethod
-    def open_existing(cls, path: Path) -> IndexStore:
-        """Open an index that must exist; never creates a file."""
+    def open_existing(cls, path: Path, *, readonly: bool = False) -> IndexStore:
+        """Open an index that must exist; never creates a file. ``readonly`` for queries."""
         if not path.exists():
             raise StoreError(f"no index at {path}; run `greploom index PATH --db {path}` first")
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not an index file")
-        store = cls(path, connect(path, create=False))
-        store._check_schema(allow_empty=False)
+        store = cls(path, connect(path, create=False, readonly=readonly))
+        try:
+            with storage_faults(path, "read the index"):
+                store._check_schema(allow_empty=False)
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -80,13 +155,19 @@ class IndexStore:
         """Open an index, creating the file and schema when absent."""
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not an index file")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with storage_faults(path.parent, "create the folder"):
+            path.parent.mkdir(parents=True, exist_ok=True)
         store = cls(path, connect(path, create=True))
-        if store._check_schema(allow_empty=True):
-            with store.write():
-                store.conn.execute(SCHEMA)
-        else:
-            store.add_missing_indexes()
+        try:
+            with storage_faults(path, "write the index"):
+                if store._check_schema(allow_empty=True):
+                    with store.write():
+                        store.conn.execute(SCHEMA)
+                else:
+                    store.add_missing_indexes()
+        except BaseException:
+            store.close()
+            raise
         return store
 
     def add_missing_indexes(self) -> None:
@@ -102,7 +183,7 @@ class IndexStore:
             version = self._scalar("PRAGMA user_version")
             tables = self._scalar("SELECT count(*) FROM sqlite_master")
         except apsw.NotADBError as exc:
-            raise StoreError(f"{self.path} is not a greploom index (not an SQLite database)") from exc
+            raise _not_an_index(self.path) from exc
         if app_id == 0 and version == 0 and tables == 0:
             if allow_empty:
                 return True
@@ -136,16 +217,23 @@ class IndexStore:
     @contextlib.contextmanager
     def write(self) -> Iterator[None]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error)."""
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except apsw.BusyError as exc:
-            raise StoreError(f"the index {self.path} is busy (another writer); try again") from exc
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        with storage_faults(self.path, "write the index"):
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except apsw.BusyError as exc:
+                raise StoreError(f"the index {self.path} is busy (another writer); try again") from exc
+            try:
+                yield
+                self.conn.execute("COMMIT")
+            except BaseException as exc:
+                if isinstance(exc, apsw.Error):
+                    exc.greploom_errno = self.conn.system_errno  # type: ignore[attr-defined]
+                # SQLite rolls back by itself after a full disk or an I/O error; a second
+                # ROLLBACK would then replace the real reason with "no transaction is active".
+                if self.conn.in_transaction:
+                    with contextlib.suppress(apsw.Error):
+                        self.conn.execute("ROLLBACK")
+                raise
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -196,24 +284,59 @@ class IndexStore:
             )
         ]
 
-    def pending_vectors(self, hashes: Iterable[str]) -> dict[str, list[float]]:
-        """Vectors a previous, unfinished run already computed, by content hash."""
+    def pending_vectors(self, hashes: Iterable[str], identity: str, width: int) -> dict[str, list[float]]:
+        """Vectors an unfinished run of the same embedder computed, by content hash.
+
+        ``identity`` is the embedder's full identity (``EmbedderIdentity.key``):
+        vectors another embedder left behind are never handed out, and neither
+        are vectors of another width than ``width`` (0: any single width).
+        """
+        if self.meta().get(PENDING_IDENTITY) != identity:
+            return {}
         out: dict[str, list[float]] = {}
         wanted = list(dict.fromkeys(hashes))
         for chunk, marks in _in_chunks(wanted):
             for h, blob in self.conn.execute(
                 f"SELECT content_hash, vector FROM pending WHERE content_hash IN ({marks})", chunk
             ):
-                out[h] = _floats(blob)
+                vector = _floats(blob)
+                if width and len(vector) != width:
+                    return {}  # not this embedder's after all: embed everything again
+                width = len(vector)
+                out[h] = vector
         return out
 
-    def add_pending(self, vectors: Mapping[str, Sequence[float]]) -> None:
-        """Commit one batch of freshly computed vectors (not yet visible to queries)."""
+    def add_pending(self, vectors: Mapping[str, Sequence[float]], identity: str) -> None:
+        """Commit one batch of freshly computed vectors (not yet visible to queries).
+
+        The batch belongs to ``identity``; batches another embedder left are
+        dropped in the same transaction, so ``pending`` only ever holds one
+        embedder's vectors.
+        """
         with self.write():
+            if self.meta().get(PENDING_IDENTITY) != identity:
+                self.conn.execute("DELETE FROM pending")
+                self.set_meta({PENDING_IDENTITY: identity})
             self.conn.executemany(
                 "INSERT OR REPLACE INTO pending(content_hash, vector) VALUES (?, ?)",
                 [(h, sqlite_vec.serialize_float32(list(v))) for h, v in vectors.items()],
             )
+
+    def vector_width(self) -> int:
+        """The width the vector table was created with (0 when there is none)."""
+        sql = self._scalar("SELECT sql FROM sqlite_master WHERE name = 'vectors'")
+        if not isinstance(sql, str):
+            return 0
+        found = re.search(r"float\[(\d+)\]", sql)
+        return int(found.group(1)) if found else 0
+
+    def quick_check(self) -> list[str]:
+        """SQLite's quick check of the file's structure: empty when sound (one pass over the file)."""
+        return _problems(self.conn.execute("PRAGMA quick_check"))
+
+    def integrity_problems(self) -> list[str]:
+        """Every structural problem SQLite finds; since SQLite 3.44 that includes the FTS5 index's."""
+        return _problems(self.conn.execute("PRAGMA integrity_check"))
 
     def switch(
         self,
@@ -230,16 +353,36 @@ class IndexStore:
         ``vectors`` maps content hash to vector for every embedded key (None
         for a lexical-only index); ``rows`` holds every current key.
         """
+        width = int(dimension)
+        if vectors is not None and width == 0 and not vectors:
+            width = self.vector_width()  # nothing embedded and no width known: keep the table's
+        if vectors is not None:
+            wrong = sum(len(v) != width for v in vectors.values())
+            if wrong:
+                raise EmbedderError(
+                    f"refusing to store {wrong} vectors of another width than the index's {width}; "
+                    "the previous index is unchanged"
+                )
+        rebuild = reset_vectors or (vectors is not None and self.vector_width() not in (0, width))
+        if rebuild and vectors is not None:
+            missing = sum(row.content_hash not in vectors for row in rows.values())
+            if missing:
+                raise EmbedderError(
+                    f"the vector table must be rebuilt but {missing} vectors are missing; "
+                    "pass --force to re-embed everything"
+                )
         with self.write():
             conn = self.conn
-            if reset_vectors or (vectors is None and self.has_vectors()):
+            if self.has_vectors() and (rebuild or vectors is None):
                 conn.execute("DROP TABLE IF EXISTS vectors")
-            if vectors is not None and not self.has_vectors():
-                width = int(dimension)
+            if vectors is not None and width > 0 and not self.has_vectors():
                 conn.execute(
                     "CREATE VIRTUAL TABLE vectors USING "
                     f"vec0(embedding float[{width}] distance_metric=cosine)"
                 )
+            if not self.has_vectors():
+                vectors = None  # lexical only, or nothing embedded yet and no width known
+            reset_vectors = rebuild
             for key in plan.delete:
                 rowid = self._scalar("SELECT id FROM nodes WHERE key = ?", (key,))
                 if rowid is None:
@@ -265,6 +408,7 @@ class IndexStore:
                             (rowid, sqlite_vec.serialize_float32(list(vectors[row.content_hash]))),
                         )
             conn.execute("DELETE FROM pending")
+            conn.execute("DELETE FROM meta WHERE key = ?", (PENDING_IDENTITY,))
             self.set_meta(meta)
 
     def _upsert(self, row: NodeRow) -> int:
@@ -301,8 +445,13 @@ class IndexStore:
 
     def search_vector(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         """Keys by cosine distance to ``vector`` (nearest first)."""
-        if not self.has_vectors():
+        width = self.vector_width()
+        if not width:
             return []
+        if len(vector) != width:
+            raise EmbedderError(
+                f"the embedder answered a {len(vector)}-dim query vector, the index holds {width}-dim ones"
+            )
         return [
             (key, distance)
             for key, distance in self.conn.execute(
@@ -404,15 +553,34 @@ class IndexStore:
         return list(dict.fromkeys(key for _, keys in self.locate(locations) for key in keys))
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
-        """Map each given stable key or CPG id to a stable key, where one matches."""
+        """Map each given stable key or CPG id to a stable key, where one matches.
+
+        A parameter's key (``function:f.py:send(url)``) and an import's
+        (``import:f.py:import time``), which answers hand out for their leaf
+        blocks, map to the definition that holds them: its block shows them.
+        """
         out: dict[str, str] = {}
         for ident in ids:
             key = self._scalar("SELECT key FROM nodes WHERE key = ?", (ident,))
             if key is None:
                 key = self._scalar("SELECT key FROM nodes WHERE node_id = ?", (ident,))
+            if key is None and ident.endswith(")") and "(" in ident:
+                key = self._scalar("SELECT key FROM nodes WHERE key = ?", (ident[: ident.rindex("(")],))
+            if key is None and ident.startswith("import:"):
+                file = ident[len("import:") :].split(":", 1)[0]
+                key = self._scalar(
+                    "SELECT key FROM nodes WHERE file = ? AND kind = 'module' ORDER BY line, key LIMIT 1",
+                    (file,),
+                )
             if key is not None:
                 out[ident] = key
         return out
+
+
+def _problems(rows: Iterable[tuple[Any, ...]]) -> list[str]:
+    """The lines of an SQLite check, without its "ok" and its "*** in database main ***" banners."""
+    lines = (line.strip() for (message,) in rows for line in str(message).splitlines())
+    return [line for line in lines if line and line != "ok" and not line.startswith("***")]
 
 
 def _floats(blob: bytes) -> list[float]:
