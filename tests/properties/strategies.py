@@ -245,3 +245,18 @@ tiered_blocks = st.lists(
     ),
     max_size=8,
 )
+
+# Scope graphs as hand-written CPGs can make them: any node may name any id as its
+# scope (itself, a cycle, a missing id), and ids repeat (the graph keeps the first).
+_SCOPE_IDS = tuple(f"n{i}" for i in range(4))
+scope_graphs = st.lists(
+    st.builds(
+        CpgNode,
+        id=st.sampled_from(_SCOPE_IDS),
+        kind=st.sampled_from((NodeKind.MODULE, NodeKind.FUNCTION, NodeKind.BRANCH, NodeKind.CALL)),
+        name=st.just("x"),
+        scope=st.sampled_from((None, *_SCOPE_IDS, "missing")),
+    ),
+    min_size=1,
+    max_size=8,
+).map(lambda nodes: CpgData(nodes=tuple(nodes), edges=()))

@@ -133,6 +133,9 @@ class CpgData:
     treeloom_version: str = ""
     skipped_nodes: int = 0  # nodes of kinds this greploom does not know
     skipped_edges: int = 0  # edges of unknown kinds
+    # (name shown, name on disk) of files whose names are not UTF-8: the reader
+    # escapes them ("caf\\xe9.py"); the name on disk still opens the file.
+    renamed_files: tuple[tuple[str, str], ...] = ()
 
 
 _SCOPE_LIMIT = 10_000  # deeper than any real nesting: guards against scope cycles

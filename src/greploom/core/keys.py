@@ -88,16 +88,28 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
 
     paths: dict[str, str] = {}
 
-    def path_of(node: CpgNode) -> str:
-        cached = paths.get(node.id)
-        if cached is not None:
-            return cached
+    def own_part(node: CpgNode) -> str:
         rank = ranks[node.id]
-        own = node.name if rank == 0 else f"{node.name}#{rank + 1}"
-        parent = parents[node.id]
-        result = f"{path_of(parent)}.{own}" if parent is not None else own
-        paths[node.id] = result
-        return result
+        return node.name if rank == 0 else f"{node.name}#{rank + 1}"
+
+    def path_of(node: CpgNode) -> str:
+        # Up to the nearest enclosing definition whose path is known, then down
+        # again: a loop, not recursion, so any nesting depth works, and each
+        # path is built once from its parent's. A scope cycle (hand-written
+        # CPGs) ends the walk where it closes, as a chain with no parent.
+        pending: list[CpgNode] = []
+        on_walk: set[str] = set()
+        current: CpgNode | None = node
+        while current is not None and current.id not in paths and current.id not in on_walk:
+            pending.append(current)
+            on_walk.add(current.id)
+            current = parents[current.id]
+        prefix = paths[current.id] if current is not None and current.id in paths else None
+        for step in reversed(pending):
+            own = own_part(step)
+            prefix = own if prefix is None else f"{prefix}.{own}"
+            paths[step.id] = prefix
+        return paths[node.id]
 
     module_ordinals: dict[str, int] = {}
     result: list[NodeIdentity] = []

@@ -20,12 +20,19 @@ accepted by a real FTS5 table.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
+from collections.abc import Iterator
 
 # A word: letters, digits and underscores, optionally joined by dots (a.b.c).
 _WORD = re.compile(r"[^\W\d][\w]*(?:\.[^\W\d][\w]*)*|\d+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
 MAX_QUERY_TOKENS = 64  # keeps pathological queries (a pasted file) cheap for FTS5
+# Segments remembered by _segment_parts. Names repeat across a code base, and a
+# qualified name repeats every segment of its parent's: a definition nested 1,000
+# deep splits its 1,000 enclosing names again. Bounded, so memory stays flat.
+SEGMENT_CACHE = 1 << 16
 
 # Words that carry no signal in questions agents ask ("where is the ... done").
 STOPWORDS = frozenset(
@@ -86,34 +93,49 @@ def word_pieces(text: str) -> tuple[str, ...]:
     return tuple(p.lower() for p in _CAMEL.findall(text))
 
 
+@functools.lru_cache(maxsize=SEGMENT_CACHE)
+def _segment_parts(dotted: str) -> tuple[str, ...]:
+    """The snake and camel pieces of one dot-free segment, lower-cased (a pure function)."""
+    parts: list[str] = []
+    for snake in dotted.split("_"):
+        if not snake:
+            continue
+        if snake != dotted:
+            parts.append(snake.lower())
+        pieces = _CAMEL.findall(snake)
+        if len(pieces) > 1:
+            parts.extend(p.lower() for p in pieces)
+    return tuple(parts)
+
+
 def identifier_parts(word: str) -> tuple[str, ...]:
     """The parts of one identifier, lower-cased: dotted, then snake, then camel pieces."""
     parts: list[str] = []
+    dotted_word = "." in word
     for dotted in word.split("."):
         if not dotted:
             continue
-        if "." in word:
+        if dotted_word:
             parts.append(dotted.lower())
-        for snake in dotted.split("_"):
-            if not snake:
-                continue
-            if snake != dotted:
-                parts.append(snake.lower())
-            pieces = _CAMEL.findall(snake)
-            if len(pieces) > 1:
-                parts.extend(p.lower() for p in pieces)
+        parts.extend(_segment_parts(dotted))
     return tuple(parts)
+
+
+def _iter_tokens(text: str) -> Iterator[str]:
+    """The tokens of :func:`identifier_tokens`, one at a time, so a caller may stop early."""
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        whole = word.lower()
+        yield whole
+        if "." in word:  # no part of a dotted word holds a dot, so none equals the whole
+            yield from identifier_parts(word)
+        else:
+            yield from (p for p in identifier_parts(word) if p != whole)
 
 
 def identifier_tokens(text: str) -> tuple[str, ...]:
     """Tokens of a text for BM25: each word whole, then its parts (order kept, repeats kept)."""
-    tokens: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        whole = word.lower()
-        tokens.append(whole)
-        tokens.extend(p for p in identifier_parts(word) if p != whole)
-    return tuple(tokens)
+    return tuple(_iter_tokens(text))
 
 
 # Keywords and names every body has: indexing them would only add noise.
@@ -169,9 +191,13 @@ MAX_CODE_TOKENS = 2000  # per node: enough for a long function, bounded for gene
 
 
 def code_tokens(source: str) -> tuple[str, ...]:
-    """Tokens of a body for BM25: identifier-aware, keywords dropped, bounded."""
-    tokens = [t for t in identifier_tokens(source) if t not in CODE_STOPWORDS and len(t) > 1]
-    return tuple(tokens[:MAX_CODE_TOKENS])
+    """Tokens of a body for BM25: identifier-aware, keywords dropped, bounded.
+
+    Tokenizing stops at the bound: an enclosing definition's source holds every
+    nested one, so reading all of it would cost each nesting level again.
+    """
+    kept = (t for t in _iter_tokens(source) if t not in CODE_STOPWORDS and len(t) > 1)
+    return tuple(itertools.islice(kept, MAX_CODE_TOKENS))
 
 
 def query_tokens(text: str) -> tuple[str, ...]:

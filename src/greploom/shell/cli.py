@@ -195,8 +195,12 @@ def query(
         ollama_url=ollama_url,
         embedding_url=embedding_url,
     )
-    if cpg is not None and not cpg.is_file():
-        raise UsageError(f"--cpg {cpg}: no such file")
+    if cpg is not None:
+        from greploom.shell.serde import check_cpg_file
+
+        if not cpg.exists():
+            raise UsageError(f"--cpg {cpg}: no such file")
+        check_cpg_file(cpg)  # a FIFO or a device would never end
     answer = run_query(config, text, tuple(node or ()), include_source=include_source, cpg_path=cpg)
     for unknown in answer.metadata.get("unknown_nodes", []):
         print(f"greploom: warning: unknown node {clip(unknown)}", file=sys.stderr)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,7 +39,7 @@ from greploom.shell.faults import storage_faults
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.schema import SCHEMA_VERSION, NodeRow
-from greploom.shell.serde import load_cpg
+from greploom.shell.serde import check_cpg_file, load_cpg
 from greploom.shell.sources import read_sources
 from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import build_cpg_with_treeloom
@@ -185,7 +184,7 @@ def _locked_run(
         cpg_path = source
         source_root = config.source_root.resolve() if config.source_root else None
         built_warnings = ()
-        _check_regular_file(cpg_path)
+        check_cpg_file(cpg_path)
     if source_root is not None and not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
     digest = sha256_of(cpg_path)
@@ -272,21 +271,11 @@ def _locked_run(
     )
 
 
-def _check_regular_file(path: Path) -> None:
-    """Refuse a FIFO, a device (``/dev/zero``) or a socket before reading: they never end."""
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        raise CpgError(f"cannot read the CPG {path}: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(mode):
-        raise CpgError(f"{path} is not a regular file (a FIFO, device or socket), so not a CPG JSON file")
-
-
 def _open_for_run(db_path: Path, source: Path, *, force: bool) -> tuple[IndexStore, Path | None]:
     """The index to write, checked first; a damaged one is refused, or with --force set aside.
 
-    The check is SQLite's quick check: one pass over the file (54 ms on an
-    index of requests, see the issue note), small next to a run.
+    The check is SQLite's quick check: one pass over the file (6.5 ms on the
+    2.4 MB index of greploom's own 484 definitions), small next to a run.
     """
     try:
         store = IndexStore.open_or_create(db_path)

@@ -5,15 +5,27 @@ producers write can be anything, so every failure becomes one
 :class:`~greploom.core.errors.CpgError` line naming the JSON path
 (``$.nodes[12].location.line``). Unknown node or edge kinds (a newer
 treeloom) are skipped and counted, not fatal.
+
+Refused or repaired at this edge, before the core sees them: a path that is
+not a regular file (``/dev/zero`` is read forever, a FIFO blocks the open);
+JSON nested deeper than the decoder follows (one line, not a RecursionError);
+and the lone surrogates treeloom writes for file names that are not UTF-8,
+which SQLite cannot store: every string is escaped to valid text
+(:func:`valid_text`), and the names on disk are kept so the files can still
+be read (``CpgData.renamed_files``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 import cattrs
 
 from greploom.core.cpg import (
@@ -175,16 +187,57 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+_FILE_TYPES = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _refuse_special(path: Path, mode: int) -> None:
+    """Raise for anything but a regular file: a directory, a device, a FIFO, a socket."""
+    if stat.S_ISDIR(mode):
+        raise CpgError(f"{path} is a directory, not a CPG JSON file")
+    if not stat.S_ISREG(mode):
+        what = next((name for test, name in _FILE_TYPES if test(mode)), "a special file")
+        raise CpgError(f"{path} is not a regular file ({what}), so it cannot be a CPG JSON file")
+
+
+def check_cpg_file(path: Path) -> None:
+    """Refuse, before anything opens it, a CPG path that is missing or not a regular file.
+
+    ``/dev/zero`` would be read forever and a FIFO would block the open until
+    some writer comes; both are refused at once, as are directories.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError as exc:
+        raise CpgError(f"CPG file not found: {path}") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CpgError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    _refuse_special(path, info.st_mode)
+
+
+def _read_regular(path: Path) -> bytes:
+    """A regular file's bytes. Opened without blocking (a FIFO would wait for a writer)
+    and checked on the open descriptor, so a path swapped after a check is caught too."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        _refuse_special(path, os.fstat(fd).st_mode)
+        return handle.read()
+
+
 def read_text(path: Path, opener: Callable[[Path], bytes] | None = None) -> str:
     """A CPG file's text, with one-line errors for every way reading it fails."""
     try:
-        data = opener(path) if opener else path.read_bytes()
+        data = opener(path) if opener else _read_regular(path)
     except FileNotFoundError as exc:
         raise CpgError(f"CPG file not found: {path}") from exc
     except IsADirectoryError as exc:
         raise CpgError(f"{path} is a directory, not a CPG JSON file") from exc
-    except OSError as exc:
-        raise CpgError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CpgError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
     if not data.strip():
         raise CpgError(f"{path} is empty, not a CPG JSON file")
     try:
@@ -193,12 +246,96 @@ def read_text(path: Path, opener: Callable[[Path], bytes] | None = None) -> str:
         raise CpgError(f"{path} is not valid JSON: {exc}") from exc
 
 
+def _too_deep(path: Path) -> CpgError:
+    return CpgError(f"{path} is nested too deeply to be a CPG (JSON arrays or objects inside each other)")
+
+
 def parse_json(path: Path, text: str) -> Any:
     """Decoded JSON, or a one-line error naming the file."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CpgError(f"{path} is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise _too_deep(path) from exc
+
+
+# A JSON escape of a UTF-16 surrogate: the only way text decoded as UTF-8 can end
+# up holding a lone one. A proper pair (an emoji) matches too and is left alone.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    # U+DC80..U+DCFF stand for the undecodable bytes 0x80..0xFF (Python's surrogateescape).
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def valid_text(text: str) -> str:
+    """``text`` with each lone surrogate spelled out: ``caf\\udce9.py`` -> ``caf\\xe9.py``.
+
+    What Python's ``surrogateescape`` made of a byte that is not UTF-8 becomes
+    ``\\xNN`` (as ``backslashreplace`` writes that byte); any other lone
+    surrogate ``\\uNNNN``. The result encodes as UTF-8, which SQLite, JSON
+    output and terminals need.
+    """
+    return _LONE_SURROGATE.sub(_escape_surrogate, text) if _LONE_SURROGATE.search(text) else text
+
+
+def _valid_attrs(pairs: AttrPairs) -> AttrPairs:
+    def value(v: AttrValue) -> AttrValue:
+        if isinstance(v, str):
+            return valid_text(v)
+        if isinstance(v, tuple):
+            return tuple(valid_text(item) for item in v)
+        return v
+
+    return tuple(sorted(((valid_text(k), value(v)) for k, v in pairs), key=lambda pair: pair[0]))
+
+
+def _valid_location(location: SourceLocation | None) -> SourceLocation | None:
+    if location is None or location.file == (file := valid_text(location.file)):
+        return location
+    return attrs.evolve(location, file=file)
+
+
+def _valid_node(node: CpgNode) -> CpgNode:
+    return CpgNode(
+        valid_text(node.id),
+        node.kind,
+        valid_text(node.name),
+        _valid_location(node.location),
+        _valid_location(node.end_location),
+        None if node.scope is None else valid_text(node.scope),
+        _valid_attrs(node.attrs),
+    )
+
+
+def with_valid_text(data: CpgData) -> CpgData:
+    """The CPG with every string made valid Unicode (see :func:`valid_text`).
+
+    Files whose names changed are remembered as (name shown, name on disk)
+    pairs in ``renamed_files``, so their sources can still be read.
+    """
+    renamed: dict[str, str] = {}
+    nodes: list[CpgNode] = []
+    for node in data.nodes:
+        clean = _valid_node(node)
+        nodes.append(clean)
+        for before, after in ((node.location, clean.location), (node.end_location, clean.end_location)):
+            if before is not None and after is not None and before.file != after.file:
+                renamed.setdefault(after.file, before.file)
+    edges = [
+        CpgEdge(valid_text(e.source), valid_text(e.target), e.kind, _valid_attrs(e.attrs)) for e in data.edges
+    ]
+    return attrs.evolve(
+        data,
+        nodes=tuple(nodes),
+        edges=tuple(edges),
+        treeloom_version=valid_text(data.treeloom_version),
+        renamed_files=tuple(sorted({**dict(data.renamed_files), **renamed}.items())),
+    )
 
 
 def load_cpg(path: str | Path, edge_kinds: frozenset[EdgeKind] | None = None) -> CpgData:
@@ -206,14 +343,18 @@ def load_cpg(path: str | Path, edge_kinds: frozenset[EdgeKind] | None = None) ->
 
     Well-formed treeloom output is streamed item by item (see
     :mod:`greploom.shell.cpg_stream`); anything else is decoded whole and
-    structured strictly, so its errors name the JSON path.
+    structured strictly, so its errors name the JSON path. Strings that are
+    not valid Unicode (file names that are not UTF-8) are escaped.
     """
     file = Path(path)
     text = read_text(file)
-    streamed = stream_cpg(text, _fast_node, _fast_edge, edge_kinds)
-    if streamed is not None:
-        return streamed
-    return cpg_from_json(parse_json(file, text), edge_kinds=edge_kinds)
+    try:
+        data = stream_cpg(text, _fast_node, _fast_edge, edge_kinds)
+        if data is None:
+            data = cpg_from_json(parse_json(file, text), edge_kinds=edge_kinds)
+    except RecursionError as exc:  # JSON nested deeper than the decoder follows
+        raise _too_deep(file) from exc
+    return with_valid_text(data) if _SURROGATE_ESCAPE.search(text) else data
 
 
 def structure_to_json(structure: StructuralContext) -> str:
