@@ -79,6 +79,14 @@ def by_errno(code: int | None, path: Path, doing: str, detail: str = "") -> Grep
     return DiskIOError(f"cannot {doing} {path}: input/output error{reason}; check the disk and the mount")
 
 
+def damaged_index(path: Path, detail: str, source: str = "PATH") -> CorruptIndexError:
+    """The one message for a damaged index: what SQLite saw, and the command that rebuilds it."""
+    return CorruptIndexError(
+        f"the index {path} is damaged ({detail[:120]}); rebuild it with "
+        f"`greploom index {source} --db {path} --force` (`greploom check` says more)"
+    )
+
+
 def from_os_error(exc: OSError, path: Path, doing: str) -> GreploomError:
     """The error for an ``OSError``; its own file name wins over ``path`` when it has one."""
     named = Path(os.fsdecode(exc.filename)) if exc.filename else path
@@ -88,10 +96,7 @@ def from_os_error(exc: OSError, path: Path, doing: str) -> GreploomError:
 def from_sqlite_error(exc: apsw.Error, path: Path, doing: str, os_errno: int = 0) -> GreploomError | None:
     """The error for an SQLite failure that is the machine's, not greploom's (None: a bug)."""
     if isinstance(exc, apsw.CorruptError | apsw.NotADBError):
-        return CorruptIndexError(
-            f"the index {path} is damaged ({exc}); rebuild it with `greploom index PATH --db {path} --force`"
-            " (`greploom check` says more)"
-        )
+        return damaged_index(path, str(exc))
     if isinstance(exc, apsw.FullError):
         return by_errno(os_errno if os_errno in _FULL else errno.ENOSPC, path, doing)
     if isinstance(exc, apsw.ReadOnlyError | apsw.PermissionsError):
@@ -136,10 +141,7 @@ def storage_faults(
             except apsw.Error as again:
                 problems = [str(again)]
             if problems:
-                translated = CorruptIndexError(
-                    f"the index {path} is damaged ({problems[0][:120]}); rebuild it with "
-                    f"`greploom index PATH --db {path} --force` (`greploom check` says more)"
-                )
+                translated = damaged_index(path, problems[0])
         if translated is None:
             raise
         raise translated from exc

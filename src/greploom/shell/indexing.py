@@ -35,7 +35,7 @@ from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import make_embedder, provider_for_urls
-from greploom.shell.faults import storage_faults
+from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.schema import SCHEMA_VERSION, NodeRow
@@ -287,10 +287,7 @@ def _open_for_run(db_path: Path, source: Path, *, force: bool) -> tuple[IndexSto
             return store, None
         store.close()
         more = f", +{len(problems) - 1} more" if len(problems) > 1 else ""
-        error: CorruptIndexError = CorruptIndexError(
-            f"the index {db_path} is damaged ({problems[0][:120]}{more}); rebuild it with "
-            f"`greploom index {source} --db {db_path} --force`"
-        )
+        error = damaged_index(db_path, problems[0][:120] + more, str(source))
     except CorruptIndexError as exc:
         error = exc
     if not force:

@@ -19,12 +19,12 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from greploom.core.errors import CorruptIndexError, EmbedderError, StoreError
+from greploom.core.errors import EmbedderError, StoreError
 from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.locations import Location, Span, innermost, match_files
 from greploom.core.plan import IndexEntry, ReindexPlan
 from greploom.core.ranking import order_named
-from greploom.shell.faults import storage_faults
+from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.schema import (
     APPLICATION_ID,
     FILE_INDEX,
@@ -84,22 +84,22 @@ def _configure(conn: apsw.Connection) -> None:
 def _connect_readonly(path: Path) -> apsw.Connection:
     base = "file:" + urllib.parse.quote(str(path.absolute()))
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    try:
-        conn = apsw.Connection(base + "?mode=ro", flags=flags)
-        _configure(conn)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
-        return conn
-    except apsw.NotADBError as exc:
-        raise _not_an_index(path) from exc
-    except (apsw.CantOpenError, apsw.ReadOnlyError):
-        pass  # no -shm can be made here: nothing can write this file either
-    try:
-        conn = apsw.Connection(base + "?immutable=1", flags=flags)
-        _configure(conn)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
-    except apsw.NotADBError as exc:
-        raise _not_an_index(path) from exc
-    return conn
+    # mode=ro first; where no -shm can be made, nothing can write this file either,
+    # so immutable=1 reads it exactly.
+    for query in ("?mode=ro", "?immutable=1"):
+        conn = apsw.Connection(base + query, flags=flags)
+        try:
+            _configure(conn)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            return conn
+        except apsw.NotADBError as exc:
+            conn.close()
+            raise _not_an_index(path) from exc
+        except (apsw.CantOpenError, apsw.ReadOnlyError):
+            conn.close()
+            if query == "?immutable=1":
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
 def _not_an_index(path: Path) -> StoreError:
@@ -110,20 +110,8 @@ def _not_an_index(path: Path) -> StoreError:
     except OSError:
         head = b""
     if head == SQLITE_MAGIC:
-        return CorruptIndexError(
-            f"the index {path} is damaged (its header is unreadable); rebuild it with "
-            f"`greploom index PATH --db {path} --force`"
-        )
+        return damaged_index(path, "its header is unreadable")
     return StoreError(f"{path} is not a greploom index (not an SQLite database)")
-
-
-def is_sqlite_file(path: Path) -> bool:
-    """Whether ``path`` starts like an SQLite database (a damaged index still does)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
 
 
 class IndexStore:
