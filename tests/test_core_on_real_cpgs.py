@@ -56,8 +56,8 @@ def test_enhanced_summary_of_a_function(pyshop_cpg: Path) -> None:
 
 
 def test_embedded_text_carries_words_and_notes(pyshop_cpg: Path) -> None:
-    """The model reads a name as words; an undocumented body's comment stands in for a docstring,
-    and readers see neither line."""
+    """The model reads a name as words; an undocumented body's comment, and the words of the
+    identifiers it uses, stand in for a docstring; readers see none of these lines."""
     graph = CpgGraph(load_cpg(pyshop_cpg))
     idents = {i.key: i for i in node_identities(graph)}
     qualnames = {i.node_id: i.qualname for i in idents.values()}
@@ -73,7 +73,8 @@ def test_embedded_text_carries_words_and_notes(pyshop_cpg: Path) -> None:
         "shop.net.post_json (shop/net.py)\n"
         "def post_json(url, payload)\n"
         "words: shop net post json\n"
-        "notes: the test server accepts every order"
+        "notes: the test server accepts every order\n"
+        "uses: url payload"
     )
     assert text == "def post_json(url, payload)"
     text, embedded = summary("function:shop/net.py:backoff_delay")

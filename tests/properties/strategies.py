@@ -186,12 +186,16 @@ def build_cpg(program: Program, id_offset: int = 0, shifts: Mapping[str, int] | 
         module_id = b.add(NodeKind.MODULE, file.rsplit("/", 1)[-1].removesuffix(".py"), file, None)
         for d in top:
             b.definition(d, file, module_id)
+    names: dict[str, str] = {}  # call id -> the callee's name: greploom links calls by what they say
+    by_id = {n.id: n for n in b.nodes}
     for call_id, target in b.pending_calls:
         if b.functions:
             callee = b.functions[target % len(b.functions)]
+            names[call_id] = by_id[callee].name
             b.edges.append(CpgEdge(call_id, callee, EdgeKind.CALLS))
             b.edges.append(CpgEdge(call_id, callee, EdgeKind.DATA_FLOWS_TO))
-    return CpgData(nodes=tuple(b.nodes), edges=tuple(b.edges), treeloom_version="test")
+    nodes = tuple(attrs.evolve(n, name=names[n.id]) if n.id in names else n for n in b.nodes)
+    return CpgData(nodes=nodes, edges=tuple(b.edges), treeloom_version="test")
 
 
 def def_paths(program: Program) -> list[tuple[int, ...]]:
@@ -260,3 +264,178 @@ scope_graphs = st.lists(
     min_size=1,
     max_size=8,
 ).map(lambda nodes: CpgData(nodes=tuple(nodes), edges=()))
+
+
+# -- Programs whose calls are written as code writes them (tests/properties/test_calls.py) --
+#
+# Definitions carry real call names (``run``, ``self.total``, ``super.total``,
+# ``Cart.load``, ``item.save``, ``b.parse``) and imports name what they bind, so
+# the call resolver has something to decide. treeloom's ``calls`` edges are
+# rendered as treeloom makes them (by bare name, to the first function of that
+# name anywhere), so a test can see they are not what decides.
+
+CALL_FUNCTIONS = ("run", "load", "save", "parse", "total")
+CALL_CLASSES = ("Cart", "Store", "Base")
+CALL_PARAMS = ("x", "item", "n")  # never a definition's name: parameters shadow nothing drawn
+CALL_FILES = ("pkg/a", "pkg/b", "pkg/sub/c")  # the extension is drawn per program
+
+
+@attrs.frozen
+class CallDef:
+    """A function (with parameters and calls) or a class (with methods and bases)."""
+
+    kind: NodeKind
+    name: str
+    params: tuple[tuple[str, str | None], ...] = ()
+    calls: tuple[str, ...] = ()  # written callee names; ``self.`` is ``this.`` outside Python
+    methods: tuple[CallDef, ...] = ()
+    bases: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class CallImport:
+    """``from <file's module> import name`` (``module`` false) or ``from pkg import <stem>``."""
+
+    file: str  # the imported file, without extension
+    name: str
+    module: bool = False
+
+
+@attrs.frozen
+class CallFile:
+    path: str  # without extension
+    imports: tuple[CallImport, ...]
+    defs: tuple[CallDef, ...]
+
+
+@attrs.frozen
+class CallProgram:
+    files: tuple[CallFile, ...]
+    ext: str = ".py"
+
+    def with_def(self, path: str, d: CallDef) -> CallProgram:
+        """The program with one more top-level definition in a file (added, or the file created)."""
+        files = list(self.files)
+        for i, f in enumerate(files):
+            if f.path == path:
+                files[i] = attrs.evolve(f, defs=(*f.defs, d))
+                return attrs.evolve(self, files=tuple(files))
+        return attrs.evolve(self, files=(*files, CallFile(path, (), (d,))))
+
+
+_annotation = st.sampled_from((None, None, "Cart", "Store", "list[Cart]", "Optional[Store]", "Base"))
+_member = st.sampled_from(CALL_FUNCTIONS)
+call_texts = st.one_of(
+    st.sampled_from(CALL_FUNCTIONS + CALL_CLASSES),
+    _member.map(lambda m: f"self.{m}"),
+    _member.map(lambda m: f"super.{m}"),
+    st.tuples(st.sampled_from(CALL_CLASSES), _member).map(".".join),
+    st.tuples(st.sampled_from(CALL_PARAMS), _member).map(".".join),
+    st.tuples(st.sampled_from(("a", "b", "c")), _member).map(".".join),
+)
+
+
+def _function(names: st.SearchStrategy[str]) -> st.SearchStrategy[CallDef]:
+    return st.builds(
+        CallDef,
+        kind=st.just(NodeKind.FUNCTION),
+        name=names,
+        params=st.lists(
+            st.tuples(st.sampled_from(CALL_PARAMS), _annotation), max_size=2, unique_by=lambda p: p[0]
+        ).map(tuple),
+        calls=st.lists(call_texts, max_size=4).map(tuple),
+    )
+
+
+call_defs = st.one_of(
+    _function(st.sampled_from(CALL_FUNCTIONS)),
+    st.builds(
+        CallDef,
+        kind=st.just(NodeKind.CLASS),
+        name=st.sampled_from(CALL_CLASSES),
+        methods=st.lists(_function(st.sampled_from(CALL_FUNCTIONS)), max_size=3).map(tuple),
+        bases=st.lists(st.sampled_from(CALL_CLASSES), max_size=2, unique=True).map(tuple),
+    ),
+)
+call_imports = st.builds(
+    CallImport,
+    file=st.sampled_from(CALL_FILES),
+    name=st.sampled_from(CALL_FUNCTIONS + CALL_CLASSES),
+    module=st.booleans(),
+)
+call_programs = st.builds(
+    CallProgram,
+    files=st.lists(
+        st.builds(
+            CallFile,
+            path=st.sampled_from(CALL_FILES),
+            imports=st.lists(call_imports, max_size=3).map(tuple),
+            defs=st.lists(call_defs, max_size=4).map(tuple),
+        ),
+        min_size=1,
+        max_size=3,
+        unique_by=lambda f: f.path,
+    ).map(tuple),
+    ext=st.sampled_from((".py", ".py", ".js")),
+)
+
+
+def _import_attrs(program: CallProgram, importer: str, imp: CallImport) -> tuple[tuple[str, object], ...]:
+    stem = imp.file.rsplit("/", 1)[-1]
+    if program.ext == ".py":
+        module = "pkg" if imp.module else imp.file.replace("/", ".")
+    else:
+        import posixpath
+
+        rel = posixpath.relpath(imp.file, posixpath.dirname(importer))
+        module = (rel if rel.startswith(".") else f"./{rel}") + program.ext
+    name = stem if imp.module else imp.name
+    return (("is_from", True), ("module", module), ("names", (name,)))
+
+
+def build_call_cpg(
+    program: CallProgram, id_offset: int = 0, shifts: Mapping[str, int] | None = None
+) -> CpgData:
+    """Render a call program as treeloom would; ``id_offset`` and ``shifts`` move ids and lines."""
+    b = _Builder(id_offset, shifts or {})
+    python = program.ext == ".py"
+    pending: list[tuple[str, str]] = []
+    by_name: dict[str, str] = {}
+
+    def function(d: CallDef, file: str, scope: str) -> None:
+        node_id = b.add(NodeKind.FUNCTION, d.name, file, scope, attrs_=(("is_async", False),))
+        by_name.setdefault(d.name, node_id)
+        for pos, (pname, ann) in enumerate(d.params):
+            pid = b.add(
+                NodeKind.PARAMETER,
+                pname,
+                file,
+                node_id,
+                attrs_=(("position", pos), ("type_annotation", ann if python else None)),
+                col=pos + 1,
+            )
+            b.edges.append(CpgEdge(node_id, pid, EdgeKind.HAS_PARAMETER))
+        for text in d.calls:
+            written = text if python or not text.startswith("self.") else "this." + text[5:]
+            call_id = b.add(NodeKind.CALL, written, file, node_id, attrs_=(("args_count", 0),), col=8)
+            pending.append((call_id, written.rsplit(".", 1)[-1]))
+
+    for f in program.files:
+        file = f.path + program.ext
+        b.line = 0
+        module_id = b.add(NodeKind.MODULE, f.path.rsplit("/", 1)[-1], file, None)
+        for imp in f.imports:
+            b.add(NodeKind.IMPORT, "import", file, module_id, attrs_=_import_attrs(program, f.path, imp))
+        for d in f.defs:
+            if d.kind is NodeKind.FUNCTION:
+                function(d, file, module_id)
+                continue
+            class_id = b.add(
+                NodeKind.CLASS, d.name, file, module_id, attrs_=(("bases", d.bases),) if d.bases else ()
+            )
+            for m in d.methods:
+                function(m, file, class_id)
+    for call_id, name in pending:  # treeloom's edge: by bare name, to the first such function
+        if name in by_name:
+            b.edges.append(CpgEdge(call_id, by_name[name], EdgeKind.CALLS))
+    return CpgData(nodes=tuple(b.nodes), edges=tuple(b.edges), treeloom_version="test")

@@ -9,6 +9,9 @@ Laws:
    ``#`` inside a string is not a comment.
 5. An ASCII identifier's words are lower-case and, joined, spell its letters
    and digits in order.
+6. The words a body uses are at most ``BODY_WORDS``, each once, each from an
+   identifier of its code: never from a comment or a string (the notes carry
+   those), never one of the known words.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.notes import body_notes, identifier_words
+from greploom.core.notes import BODY_WORDS, body_notes, body_words, identifier_words
 
 prose_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=9)
 prose = st.lists(prose_word, min_size=2, max_size=12).map(" ".join)
@@ -80,3 +83,14 @@ def test_identifier_words_spell_the_name(qualname: str) -> None:
     words = identifier_words(qualname)
     assert all(w and w == w.lower() for w in words)
     assert "".join(words) == "".join(c for c in qualname if c.isalnum()).lower()
+
+
+@given(python_sources(), st.sets(prose_word, max_size=3))
+def test_body_words_come_from_code_only(source: str, known: set[str]) -> None:
+    """Law 6."""
+    words = body_words(source, python=True, known=frozenset(known))
+    assert len(words) <= BODY_WORDS and len(set(words)) == len(words)
+    assert not set(words) & known
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    code = re.sub(r"\"[^\"]*\"|'[^']*'", " ", code)  # the sampled strings hold no quotes
+    assert all(re.search(rf"(?i){w}", code) for w in words)

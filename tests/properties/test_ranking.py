@@ -13,7 +13,9 @@ Laws:
    relative order.
 6. Non-product code (tests, examples, vendored, type stubs...) never
    outranks the same candidate placed in product code, unless the query asks
-   for it.
+   for it; nor does a type that only declares a shape (an interface, a type
+   alias) outrank the same candidate as code, for a question in words that
+   does not ask about types. Symbol queries are never affected.
 7. A definition is named by its name and by its qualified name (or a dotted
    suffix of it), as written or all in lower case; a symbol with a capital
    names only definitions in that case (smart case). Sentence punctuation is
@@ -168,6 +170,26 @@ def test_penalties_demote_but_do_not_remove(query: str, candidate: Candidate) ->
         assert b >= a * 0.999 or b == a
     else:
         assert b <= a
+
+
+@given(queries, candidates, st.sampled_from(("interface", "type")), st.sampled_from(("function", "class")))
+def test_a_declaration_never_outranks_the_same_code(
+    query: str, candidate: Candidate, decl: str, code: str
+) -> None:
+    """An interface or type alias ranks at most as high as code with a body, for questions."""
+    as_code = score_candidate(query, attrs.evolve(candidate, kind=code)).score
+    as_declaration = score_candidate(query, attrs.evolve(candidate, kind=decl)).score
+    if query_kind(query) is QueryKind.SYMBOL:
+        assert as_declaration == as_code  # a name asked for is asked for, whatever it declares
+    else:
+        assert as_declaration <= as_code
+    typed = score_candidate(
+        "which fields does the type of a session have", attrs.evolve(candidate, kind=decl)
+    )
+    untyped = score_candidate(
+        "which fields does the type of a session have", attrs.evolve(candidate, kind=code)
+    )
+    assert typed.score == untyped.score  # asked about types: no penalty
 
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)

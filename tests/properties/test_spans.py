@@ -10,8 +10,10 @@ Laws:
 3. The recovered source starts with the definition's whole first line and
    ends with the line of its closing brace; its last line is the end line.
 4. The comment above a definition is its doc comment only when it touches
-   the definition (a blank line detaches it); attribute and annotation lines
-   in between do not.
+   the definition (a blank line detaches it), except a JSDoc ``/** */`` block,
+   which may stand one blank line above (the CommonJS style); attribute and
+   annotation lines in between do not detach it; a banner of slashes
+   (``//////// Parse ////////``) is never documentation.
 5. Python nodes, nodes of files not given and nodes that already have source
    keep it as it is.
 6. A definition whose name is not at its line in the file (the file was
@@ -134,14 +136,23 @@ def test_source_is_whole_lines_from_start_to_end(case: tuple[str, str, int], abo
 DOCS = st.text(alphabet="abc xyz.", min_size=1, max_size=20).filter(str.strip)
 
 
-@given(DOCS, st.sampled_from(("block", "lines")), st.booleans(), st.booleans())
+@given(DOCS, st.sampled_from(("jsdoc", "block", "lines")), st.booleans(), st.booleans())
 def test_doc_comment_touches_its_definition(doc: str, style: str, blank: bool, attribute: bool) -> None:
-    """A comment right above (attributes aside) documents; one a blank line away does not."""
-    comment = f"/** {doc} */" if style == "block" else f"// {doc}"
+    """A comment right above (attributes aside) documents; one a blank line away does not,
+    unless it is a JSDoc block with nothing between it and the blank line."""
+    comment = {"jsdoc": f"/** {doc} */", "block": f"/* {doc} */", "lines": f"// {doc}"}[style]
     lines = ["int before;", comment, *([""] if blank else []), *(["#[inline]"] if attribute else [])]
     text = "\n".join([*lines, "fn f() {}"])
     found = doc_comment(text, len(lines) + 1)
-    assert found == (None if blank else doc.strip())
+    detached = blank and style != "jsdoc"
+    assert found == (None if detached else doc.strip())
+
+
+@given(DOCS)
+def test_a_banner_is_not_documentation(title: str) -> None:
+    """A run of ``//`` lines holding a banner of slashes documents nothing."""
+    text = "\n".join(["//////////////", f"/////// {title} ///////", "//////////////", "fn f() {}"])
+    assert doc_comment(text, 4) is None
 
 
 FILES_OF = st.sampled_from(("a.py", "b.js", "c.go", "d.java", "e.ts"))

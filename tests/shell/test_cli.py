@@ -193,22 +193,33 @@ def test_a_directory_is_its_own_source_root(sample_dir: Path, tmp_path: Path) ->
     )
 
 
-def test_files_treeloom_leaves_out_are_named(tmp_path: Path) -> None:
-    """A file with a syntax error and a language without a parser are warned about, not silently lost."""
+def test_files_treeloom_leaves_out_are_indexed_and_named(tmp_path: Path) -> None:
+    """A file with a syntax error keeps the definitions its parse gives, a language without
+    a parser is one module holding its text; the run names both, and so does the next one."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "ok.py").write_text("def ok():\n    return 1\n")
-    (project / "broken.py").write_text("def broken(:\n    pass\n")
-    (project / "model.rb").write_text("class Model\nend\n")
+    (project / "broken.py").write_text(
+        "def broken(:\n    pass\n\n\ndef healthy_neighbour(a):\n    return a\n"
+    )
+    (project / "model.rb").write_text("class Model\n  def shipping_weight\n  end\nend\n")
     done = cli("index", project, "--db", tmp_path / "p.db")
     assert done.code == 0
     assert (
-        "warning: treeloom could not parse 1 file (a syntax error drops a whole file), not indexed: broken.py"
-        in done.err
+        "warning: treeloom skipped 1 file (a syntax error drops a file whole); indexed from tree-sitter's "
+        "error-tolerant parse instead: broken.py (2 definitions)" in done.err
     )
-    assert "warning: treeloom has no parser for 1 file here, not indexed: 1 .rb" in done.err
+    assert (
+        "warning: no parser reads 1 file here; each is indexed as a module holding its text, a long one in "
+        "sections of up to 80 lines: model.rb" in done.err
+    )
+    found = cli("query", "healthy_neighbour", "--db", tmp_path / "p.db", "--include-source")
+    assert "## hit: function broken.healthy_neighbour (broken.py:5)" in found.out
+    ruby = cli("query", "shipping weight", "--db", tmp_path / "p.db", "--include-source")
+    assert "## hit: module model (model.rb:1)" in ruby.out and "def shipping_weight" in ruby.out
     again = cli("index", project, "--db", tmp_path / "p.db")  # nothing changed: still said
-    assert "not indexed: broken.py" in again.err and "indexed 2 nodes: 0 embedded" in again.out
+    assert "indexed from tree-sitter's error-tolerant parse instead: broken.py" in again.err
+    assert "0 embedded" in again.out
 
 
 def test_query_with_cpg_uses_that_file(indexed: Path, pyshop_cpg: Path) -> None:
@@ -300,9 +311,11 @@ def test_warm_engine_reads_a_cpg_once(indexed: Path, pyshop_cpg: Path, tmp_path:
     reads: list[Path] = []
     real = querying.cpg_graph
 
-    def counting(path: Path, tier: querying.Tier, root: Path | None) -> dict[str, querying.NodeContext]:
+    def counting(
+        path: Path, tier: querying.Tier, root: Path | None, *, walk: bool = False
+    ) -> dict[str, querying.NodeContext]:
         reads.append(path)
-        return real(path, tier, root)
+        return real(path, tier, root, walk=walk)
 
     monkeypatch.setattr(querying, "cpg_graph", counting)
     cpg = tmp_path / "copy.json"

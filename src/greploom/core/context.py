@@ -3,10 +3,12 @@
 treeloom's raw graph is about call sites, literals and scopes; a query wants
 functions. For each function, class and module this module answers:
 
-- callers: definitions enclosing a ``call`` node whose ``calls`` edge points
-  at this node (a call in a class body counts for the class, at top level for
-  the module);
-- callees: definitions that ``call`` nodes inside this node resolve to;
+- callers: definitions enclosing a ``call`` node linked to this node by
+  :func:`greploom.core.calls.resolve_calls` (a call in a class body counts for
+  the class, at top level for the module; a class's callers construct it);
+- callees: definitions that ``call`` nodes inside this node are linked to
+  (treeloom's bare-name ``calls`` edges are not trusted: a call whose target
+  the code does not determine is no caller or callee at all);
 - parameters: in positional order, with their annotations;
 - parent class: the class a method is defined in (through branch scopes);
 - data sources: other definitions from which ``data_flows_to`` edges reach
@@ -27,6 +29,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Mapping
 
+from greploom.core.calls import CallLinks, resolve_calls
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
 from greploom.core.expand import NodeContext, NodeRef, StructuralContext
 from greploom.core.keys import NodeIdentity
@@ -48,7 +51,7 @@ def _ref(ident: NodeIdentity) -> NodeRef:
     return NodeRef(
         key=ident.key,
         name=ident.name,
-        kind=ident.kind.value,
+        kind=ident.declared or ident.kind.value,
         file=ident.file,
         line=ident.line,
         detail=ident.qualname,
@@ -74,9 +77,10 @@ def import_bindings(node: CpgNode) -> tuple[str, ...]:
 
 
 class _Resolver:
-    def __init__(self, graph: CpgGraph, identities: Iterable[NodeIdentity]) -> None:
+    def __init__(self, graph: CpgGraph, identities: Iterable[NodeIdentity], links: CallLinks) -> None:
         self.graph = graph
         self.by_id: dict[str, NodeIdentity] = {i.node_id: i for i in identities}
+        self.links = links
         self._module_imports: dict[str, list[CpgNode]] = {}
 
     def module_imports(self, module: CpgNode) -> list[CpgNode]:
@@ -91,8 +95,8 @@ class _Resolver:
         return self.by_id.get(owner.id) if owner is not None else None
 
     def callers(self, node: CpgNode) -> Iterable[NodeRef]:
-        for edge in self.graph.in_edges(node.id, EdgeKind.CALLS):
-            call = self.graph.node(edge.source)
+        for call_id in self.links.calls_to(node.id):
+            call = self.graph.node(call_id)
             owner = self.ident_of_definition(call) if call is not None else None
             if owner is not None:
                 yield _ref(owner)
@@ -100,10 +104,10 @@ class _Resolver:
     def callees(self, inner: list[CpgNode]) -> Iterable[NodeRef]:
         for child in inner:
             if child.kind is NodeKind.CALL:
-                for edge in self.graph.out_edges(child.id, EdgeKind.CALLS):
-                    target = self.by_id.get(edge.target)
-                    if target is not None:
-                        yield _ref(target)
+                target_id = self.links.target(child.id)
+                target = self.by_id.get(target_id) if target_id is not None else None
+                if target is not None:
+                    yield _ref(target)
 
     def parameters(self, node: CpgNode, key: str) -> tuple[NodeRef, ...]:
         return tuple(
@@ -192,10 +196,14 @@ def resolve_contexts(
     graph: CpgGraph,
     identities: Iterable[NodeIdentity],
     summaries: Mapping[str, str],
+    links: CallLinks | None = None,
 ) -> tuple[NodeContext, ...]:
-    """A :class:`NodeContext` per identity; ``summaries`` maps key to summary text."""
+    """A :class:`NodeContext` per identity; ``summaries`` maps key to summary text.
+
+    ``links`` are the graph's call links (:func:`greploom.core.calls.resolve_calls`
+    over the same identities); given, they are reused, else resolved here."""
     idents = tuple(identities)
-    resolver = _Resolver(graph, idents)
+    resolver = _Resolver(graph, idents, links if links is not None else resolve_calls(graph, idents))
     contexts: list[NodeContext] = []
     for ident in idents:
         node = graph.node(ident.node_id)

@@ -17,7 +17,9 @@ import hashlib
 
 from greploom.core.summary import Tier
 
-HASH_VERSION = "2"  # bump when the hashed parts or the summary rules change (2: notes in embed text)
+# Bump when the hashed parts or the summary rules change (2: notes in embed text;
+# 3: honest call links, owners in names, module text, definitions added from the parse).
+HASH_VERSION = "3"
 
 
 def content_hash(embed_text: str, source_text: str | None, tier: Tier) -> str:

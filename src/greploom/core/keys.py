@@ -26,7 +26,11 @@ import attrs
 from greploom.core.cpg import CpgGraph, CpgNode, NodeKind
 
 INDEXABLE_KINDS = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.MODULE})
+# treeloom's variable nodes are every assignment; only the constants a parser
+# added as definitions (greploom.core.supplement: ``export const X = ...``) count,
+# and the sections of files no parser reads (greploom.core.sections).
 _PATH_KINDS = (NodeKind.FUNCTION, NodeKind.CLASS)
+_ADDED_KINDS = frozenset({NodeKind.VARIABLE, NodeKind.BLOCK})
 
 
 @attrs.frozen
@@ -41,6 +45,9 @@ class NodeIdentity:
     file: str
     line: int
     end_line: int | None
+    # What the code declares it as where that is not its kind: "interface", "type",
+    # "enum"... (greploom.core.supplement records it); shown in place of the kind.
+    declared: str = ""
 
 
 def module_path(file: str) -> str:
@@ -55,14 +62,27 @@ def module_path(file: str) -> str:
     return ".".join(parts)
 
 
+def is_indexable(node: CpgNode) -> bool:
+    """A function, class or module; or, added from the files (greploom.core.supplement), a
+    constant or a section of a file no parser reads (kind ``block``)."""
+    return node.kind in INDEXABLE_KINDS or (node.kind in _ADDED_KINDS and node.attr("supplemented") is True)
+
+
+def written_name(node: CpgNode) -> str:
+    """The name as the code writes it: ``Router.handle`` for a function assigned to
+    ``Router.prototype.handle`` (greploom.core.supplement records ``Router`` as its owner)."""
+    owner = node.attr("owner")
+    return f"{owner}.{node.name}" if isinstance(owner, str) and owner else node.name
+
+
 def _sort_key(node: CpgNode, order: int) -> tuple[int, int, int]:
     column = node.location.column if node.location else 0
     return (node.line, column, order)
 
 
-def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
+def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:  # noqa: PLR0915 - one pass, kept whole
     """Identities of every function, class and module node, in input order."""
-    indexable = [n for n in graph.nodes.values() if n.kind in INDEXABLE_KINDS]
+    indexable = [n for n in graph.nodes.values() if is_indexable(n)]
     order = {n.id: i for i, n in enumerate(indexable)}
 
     # Siblings are grouped by (file, enclosing definition, name), whatever their
@@ -78,7 +98,7 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
         if parent is not None and parent.file != node.file:
             parent = None
         parents[node.id] = parent
-        group_key = (node.file, parent.id if parent else None, node.name)
+        group_key = (node.file, parent.id if parent else None, written_name(node))
         groups.setdefault(group_key, []).append(node)
     ranks: dict[str, int] = {}
     for members in groups.values():
@@ -90,7 +110,8 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
 
     def own_part(node: CpgNode) -> str:
         rank = ranks[node.id]
-        return node.name if rank == 0 else f"{node.name}#{rank + 1}"
+        name = written_name(node)
+        return name if rank == 0 else f"{name}#{rank + 1}"
 
     def path_of(node: CpgNode) -> str:
         # Up to the nearest enclosing definition whose path is known, then down
@@ -112,6 +133,7 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
         return paths[node.id]
 
     module_ordinals: dict[str, int] = {}
+    used: set[str] = set()
     result: list[NodeIdentity] = []
     for node in indexable:
         mod = module_path(node.file)
@@ -125,6 +147,12 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
             key = f"{node.kind.value}:{node.file}:{path}"
             plain = ".".join(part.split("#", 1)[0] for part in path.split("."))
             qualname = f"{mod}.{plain}" if mod else plain
+        if key in used:  # an owner's dotted name can spell a nested path: x.y = ... beside x { y }
+            n = 2
+            while f"{key}#{n}" in used:
+                n += 1
+            key = f"{key}#{n}"
+        used.add(key)
         result.append(
             NodeIdentity(
                 key=key,
@@ -135,6 +163,7 @@ def node_identities(graph: CpgGraph) -> tuple[NodeIdentity, ...]:
                 file=node.file,
                 line=node.line,
                 end_line=node.end_line,
+                declared=keyword if isinstance(keyword := node.attr("keyword"), str) else "",
             )
         )
     return tuple(result)

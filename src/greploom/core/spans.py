@@ -301,13 +301,17 @@ def doc_comment(file: str | SourceFile, line: int) -> str | None:
         row -= 1
     if row < 0:
         return None
+    jsdoc_only = False
+    if not lines[row].strip() and row >= 1 and lines[row - 1].strip().endswith("*/"):
+        row -= 1  # a JSDoc block one blank line above still documents (CommonJS style)
+        jsdoc_only = True
     above = lines[row].strip()
     block: Sequence[str] = ()
     if above.endswith("*/"):
         first = row
         while first >= 0 and "/*" not in lines[first]:
             first -= 1
-        if first < 0 or lines[first].strip()[:2] != "/*":
+        if first < 0 or lines[first].strip()[: 3 if jsdoc_only else 2] != ("/**" if jsdoc_only else "/*"):
             return None
         block = lines[first : row + 1]
         cleaned = [_strip_block_line(s) for s in block]
@@ -316,6 +320,8 @@ def doc_comment(file: str | SourceFile, line: int) -> str | None:
         while first >= 0 and lines[first].strip().startswith("//"):
             first -= 1
         block = [s.strip() for s in lines[first + 1 : row + 1]]
+        if any(s.startswith("////") for s in block):
+            return None  # a section banner, not a definition's documentation
         cleaned = [re.sub(r"^//[/!]?", "", s).strip() for s in block if not _DIRECTIVE.match(s)]
     else:
         return None
@@ -387,8 +393,8 @@ def _in_file(src: SourceFile, node: CpgNode) -> bool:
     A file edited after the CPG was built would give another definition's
     code; a name that is not a plain identifier (``<anonymous>``) is not checked.
     """
-    if not _PLAIN_NAME.fullmatch(node.name):
-        return True
+    if not _PLAIN_NAME.fullmatch(node.name) or node.name.startswith("lambda$"):
+        return True  # <anonymous>, Java's lambda$51$55: names the file does not hold
     rows = src.lines[max(node.line - 1, 0) : node.line + 2]
     return any(node.name in row for row in rows)
 

@@ -5,8 +5,9 @@ Two tiers:
 - ``fast``: one signature line (``def name(a: int, b)``, ``class C(Base)``,
   ``module pkg.mod``);
 - ``enhanced``: the signature, decorators, a bounded docstring excerpt,
-  callees (resolved through ``calls`` edges to qualified names, unresolved ones
-  kept as written), bases and methods of a class, and for a module its
+  callees (qualified names of the definitions the calls are linked to by
+  :func:`greploom.core.calls.resolve_calls`, the others as written), bases and
+  methods of a class, and for a module its
   docstring, top-level definitions and imports.
 
 The text to embed is ``{qualname} ({file})`` followed by the summary and, at
@@ -27,11 +28,16 @@ import enum
 import inspect
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
-from greploom.core.notes import body_notes, identifier_words
+from greploom.core.keys import is_indexable, written_name
+from greploom.core.notes import body_notes, body_words, identifier_words
+
+if TYPE_CHECKING:  # greploom.core.calls imports this module
+    from greploom.core.calls import CallLinks
 
 DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded for huge ones
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
@@ -90,15 +96,27 @@ def signature(graph: CpgGraph, node: CpgNode, qualname: str) -> str:
     """The one-line signature of a function, class or module node."""
     if node.kind is NodeKind.MODULE:
         return f"module {qualname}"
+    name = written_name(node)
+    keyword = node.attr("keyword")
+    if node.kind is NodeKind.CLASS and isinstance(keyword, str) and keyword != "abstract class":
+        bases = _strings(node.attr("bases"))  # interface I extends A, B; type T; enum E
+        return f"{keyword} {name} extends {', '.join(bases)}" if bases else f"{keyword} {name}"
     if node.kind is NodeKind.CLASS:
         bases = _strings(node.attr("bases"))
-        return f"class {node.name}({', '.join(bases)})" if bases else f"class {node.name}"
+        word = keyword if isinstance(keyword, str) else "class"
+        return f"{word} {name}({', '.join(bases)})" if bases else f"{word} {name}"
+    if node.kind is NodeKind.BLOCK:  # a section of a file no parser reads
+        return f"section of {node.file}: {node.name}"
+    if node.kind is NodeKind.VARIABLE:  # an exported constant: its first line says what it is
+        source = node.attr("source_text")
+        first = source.strip().split("\n", 1)[0] if isinstance(source, str) and source.strip() else ""
+        return excerpt(first, 160) if first else f"const {name}"
     params = ", ".join(parameter_text(p) for p in parameters(graph, node))
     if is_python(node.file):
         keyword = "async def" if node.attr("is_async") is True else "def"
     else:
         keyword = "async function" if node.attr("is_async") is True else "function"
-    return f"{keyword} {node.name}({params})"
+    return f"{keyword} {name}({params})"
 
 
 def docstring(graph: CpgGraph, node: CpgNode) -> str | None:
@@ -170,13 +188,23 @@ def call_name(raw: str) -> str | None:
     return name if _CALL_NAME.match(name) else None
 
 
-def callees(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> tuple[str, ...]:
-    """Names of what a definition calls: resolved qualnames, else the name as written."""
+def callees(
+    graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], links: CallLinks | None = None
+) -> tuple[str, ...]:
+    """Names of what a definition calls: resolved qualnames, else the name as written.
+
+    Calls resolve through ``links`` (:func:`greploom.core.calls.resolve_calls`);
+    without them, through treeloom's ``calls`` edges, as before links existed.
+    """
     names: list[str] = []
     for child in graph.descendants_in(node):
         if child.kind is not NodeKind.CALL:
             continue
-        targets = [e.target for e in graph.out_edges(child.id, EdgeKind.CALLS)]
+        if links is not None:
+            target = links.target(child.id)
+            targets = [target] if target is not None else []
+        else:
+            targets = [e.target for e in graph.out_edges(child.id, EdgeKind.CALLS)]
         resolved = [qualnames[t] for t in targets if t in qualnames]
         if resolved:
             names.extend(resolved)
@@ -205,11 +233,20 @@ def import_targets(node: CpgNode) -> tuple[str, ...]:
     return (module,)
 
 
-def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], tier: Tier) -> Summary:
+def summarize_node(
+    graph: CpgGraph,
+    node: CpgNode,
+    qualnames: Mapping[str, str],
+    tier: Tier,
+    links: CallLinks | None = None,
+) -> Summary:
     """Summarise one function, class or module node at the given tier.
 
     ``qualnames`` maps CPG ids of indexable nodes to their qualified names
-    (from :func:`greploom.core.keys.node_identities`), used to name callees.
+    (from :func:`greploom.core.keys.node_identities`), used to name callees;
+    ``links`` (:func:`greploom.core.calls.resolve_calls`, built once per graph)
+    say which definition each call invokes, so the summary names the callees
+    the graph's contexts show.
     """
     qualname = qualnames.get(node.id, node.name)
     head = f"{qualname} ({node.file})"
@@ -217,7 +254,7 @@ def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str],
     if tier is Tier.FAST:
         return Summary(text=sig, embed_text=f"{head}\n{sig}", tier=tier)
     about, doc = _about_lines(graph, node)
-    structure = _structure_lines(graph, node, qualnames)
+    structure = _structure_lines(graph, node, qualnames, links)
     text = "\n".join([sig, *about, *structure])
     # Embedded, not shown (greploom.core.notes): the words of the name, and for
     # a definition without a docstring the prose in its body, which stands in
@@ -231,6 +268,9 @@ def summarize_node(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str],
         notes = body_notes(source, python=is_python(node.file))
         if notes:
             evidence.append("notes: " + "; ".join(notes))
+        used = body_words(source, python=is_python(node.file), known=frozenset(identifier_words(qualname)))
+        if used:
+            evidence.append("uses: " + " ".join(used))
     embed_text = "\n".join([head, sig, *about, *evidence, *structure])
     return Summary(text=text, embed_text=embed_text, tier=tier)
 
@@ -247,12 +287,14 @@ def _about_lines(graph: CpgGraph, node: CpgNode) -> tuple[list[str], str | None]
     return lines, doc
 
 
-def _structure_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str]) -> list[str]:
+def _structure_lines(
+    graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str], links: CallLinks | None
+) -> list[str]:
     """Callees of a function, methods of a class, definitions and imports of a module."""
     lines: list[str] = []
     inner = list(graph.descendants_in(node))
-    if node.kind is NodeKind.FUNCTION:
-        called = callees(graph, node, qualnames)
+    if node.kind in (NodeKind.FUNCTION, NodeKind.VARIABLE):
+        called = callees(graph, node, qualnames, links)
         if called:
             lines.append("calls: " + _listing(called))
     elif node.kind is NodeKind.CLASS:
@@ -263,7 +305,7 @@ def _structure_lines(graph: CpgGraph, node: CpgNode, qualnames: Mapping[str, str
         if nested:
             lines.append("classes: " + _listing(nested))
     else:
-        defined = _unique(c.name for c in inner if c.kind in (NodeKind.CLASS, NodeKind.FUNCTION))
+        defined = _unique(written_name(c) for c in inner if is_indexable(c) and c.kind is not NodeKind.MODULE)
         if defined:
             lines.append("defines: " + _listing(defined))
         imported = _unique(t for c in inner if c.kind is NodeKind.IMPORT for t in import_targets(c))

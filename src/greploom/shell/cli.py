@@ -116,6 +116,8 @@ def index(
     )
     progress = _progress_bar if sys.stderr.isatty() else None
     result = run_index(path, config, progress, force=force)
+    for note in result.notes:
+        print(f"greploom: {note}", file=sys.stderr)
     for warning in result.warnings:
         print(f"greploom: warning: {warning}", file=sys.stderr)
     print(result.summary_line())

@@ -13,7 +13,6 @@ run. An OS file lock next to the index keeps two runs from interleaving.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import time
 from collections.abc import Mapping
@@ -22,135 +21,25 @@ from pathlib import Path
 import apsw
 import attrs
 
-import greploom
-from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
-from greploom.core.cpg import CpgGraph
-from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, StoreError, UsageError
-from greploom.core.hashing import HASH_VERSION, content_hash
-from greploom.core.keys import node_identities
-from greploom.core.lexical import code_tokens, identifier_tokens
+from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
 from greploom.core.plan import plan_reindex
-from greploom.core.summary import Tier, summarize_node
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
-from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
+from greploom.shell.index_state import IndexResult, recorded_identity, run_meta, unchanged_run
 from greploom.shell.lock import index_lock
-from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
-from greploom.shell.schema import SCHEMA_VERSION, NodeRow
-from greploom.shell.serde import check_cpg_file, load_cpg
-from greploom.shell.sources import read_sources
+from greploom.shell.ports import Embedder, Progress
+from greploom.shell.rows import compute_rows
+from greploom.shell.schema import NodeRow
+from greploom.shell.serde import check_cpg_file
+from greploom.shell.source_files import sources_digest, unfit_files
 from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import build_cpg_with_treeloom
 
+__all__ = ["EMBED_BATCH", "IndexResult", "run_index", "set_aside"]  # IndexResult: greploom's public API
+
 EMBED_BATCH = 256  # texts per committed batch: bounds the work a killed run loses
-
-
-@attrs.frozen
-class IndexResult:
-    """What an index run did."""
-
-    total: int
-    embedded: int
-    unchanged: int
-    repointed: int
-    deleted: int
-    failed: int
-    seconds: float
-    db_path: Path
-    cpg_path: Path
-    embedder: str
-    warnings: tuple[str, ...] = ()
-
-    def summary_line(self) -> str:
-        """The one line the CLI ends with."""
-        return (
-            f"indexed {self.total} nodes: {self.embedded} embedded, {self.unchanged} unchanged, "
-            f"{self.repointed} re-pointed, {self.deleted} deleted, {self.failed} failed "
-            f"in {self.seconds:.1f}s ({self.embedder}) -> {self.db_path}"
-        )
-
-
-def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
-    """The embedder an index was built with (None for none or a new index)."""
-    provider = meta.get("embedder_provider")
-    if not provider or provider == "none":
-        return None
-    return EmbedderIdentity(
-        provider=provider,
-        model=meta.get("embedder_model", ""),
-        dimension=int(meta.get("embedder_dimension", "0") or 0),
-        query_prefix=meta.get("embedder_query_prefix", ""),
-        document_prefix=meta.get("embedder_document_prefix", ""),
-    )
-
-
-def compute_rows(
-    cpg_path: Path, tier: Tier, source_root: Path | None = None
-) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str]:
-    """Decide, with the core, every row an index of this CPG holds (plus embed texts).
-
-    ``source_root`` is the directory treeloom built: the files under it give
-    the source of definitions the CPG holds none for (greploom.shell.sources).
-    """
-    data, report = read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root)
-    graph = CpgGraph(data)
-    idents = node_identities(graph)
-    qualnames = {i.node_id: i.qualname for i in idents}
-    summaries: dict[str, str] = {}
-    embed_texts: dict[str, str] = {}
-    hashes: dict[str, str] = {}
-    for ident in idents:
-        node = graph.node(ident.node_id)
-        assert node is not None
-        summary = summarize_node(graph, node, qualnames, tier)
-        source = node.attr("source_text")
-        summaries[ident.key] = summary.text
-        embed_texts[ident.key] = summary.embed_text
-        hashes[ident.key] = content_hash(
-            summary.embed_text, source if isinstance(source, str) else None, tier
-        )
-    rows: dict[str, NodeRow] = {}
-    for ctx in resolve_contexts(graph, idents, summaries):
-        ident_key = ctx.ref.key
-        rows[ident_key] = NodeRow(
-            key=ident_key,
-            node_id=ctx.node_id,
-            kind=ctx.ref.kind,
-            name=ctx.ref.name,
-            qualname=ctx.qualname,
-            file=ctx.ref.file,
-            line=ctx.ref.line,
-            end_line=ctx.end_line,
-            summary=ctx.summary,
-            content_hash=hashes[ident_key],
-            source=ctx.source,
-            structure=ctx.structure,
-            fts=(
-                " ".join(identifier_tokens(ctx.ref.name)),
-                " ".join(identifier_tokens(ctx.qualname)),
-                " ".join(identifier_tokens(ctx.ref.file.replace("/", " ").replace("-", "_"))),
-                " ".join(identifier_tokens(ctx.summary)),
-                # The whole source, docstring included: the summary keeps only the
-                # docstring's first paragraph, and indexing the rest lifted questions
-                # from 0.688 to 0.720 NDCG@10 (benchmarks/quality/REPORT.md).
-                " ".join(code_tokens(ctx.source or "")),
-            ),
-        )
-    warnings = list(report.warnings(source_root))
-    if data.skipped_nodes or data.skipped_edges:
-        warnings.append(
-            f"skipped {data.skipped_nodes} nodes and {data.skipped_edges} edges of kinds this "
-            "greploom does not know (a newer treeloom?)"
-        )
-    if graph.dangling_edges:
-        warnings.append(f"ignored {graph.dangling_edges} edges that name missing nodes")
-    if graph.duplicate_ids:
-        warnings.append(f"ignored {graph.duplicate_ids} nodes with duplicate ids (kept the first)")
-    if not rows:
-        warnings.append(f"the CPG {cpg_path} holds no function, class or module nodes")
-    return rows, embed_texts, tuple(warnings), data.treeloom_version
 
 
 def run_index(
@@ -177,7 +66,9 @@ def _locked_run(
     db_path = config.db_path
     if source.is_dir():
         cpg_path, built_warnings = build_cpg_with_treeloom(
-            source, db_path.with_name(db_path.stem + ".cpg.json")
+            source,
+            db_path.with_name(db_path.stem + ".cpg.json"),
+            exclude=[name for name, _why in unfit_files(source)],
         )
         source_root: Path | None = source.resolve()
     else:
@@ -188,12 +79,18 @@ def _locked_run(
     if source_root is not None and not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
     digest = sha256_of(cpg_path)
-    unchanged = _unchanged_run(db_path, config, digest, source_root, force=force)
+    files_digest = sources_digest(source_root)
+    unchanged = unchanged_run(db_path, config, digest, files_digest, source_root, force=force)
     if unchanged is not None:
         return attrs.evolve(
-            unchanged, cpg_path=cpg_path, seconds=time.monotonic() - started, warnings=built_warnings
+            unchanged,
+            cpg_path=cpg_path,
+            seconds=time.monotonic() - started,
+            warnings=(*built_warnings, *unchanged.warnings),
         )
-    rows, embed_texts, warnings, treeloom_version = compute_rows(cpg_path, config.tier, source_root)
+    rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
+        cpg_path, config.tier, source_root, walk=True
+    )
     warnings = (*built_warnings, *warnings)
     if source.is_dir() and not rows:
         warnings = (*warnings, f"treeloom found no supported source files in {source}")
@@ -235,7 +132,7 @@ def _locked_run(
         finally:
             if embedder is not None:
                 embedder.close()
-        new_meta = _run_meta(
+        new_meta = run_meta(
             meta,
             identity=identity,
             embedder=embedder,
@@ -243,8 +140,10 @@ def _locked_run(
             cpg_path=cpg_path,
             digest=digest,
             source_root=source_root,
+            files_digest=files_digest,
             treeloom_version=treeloom_version,
             node_count=len(rows),
+            warnings=warnings,
         )
         store.switch(
             plan,
@@ -268,6 +167,7 @@ def _locked_run(
         cpg_path=cpg_path,
         embedder=identity.describe() if identity else "lexical only",
         warnings=warnings,
+        notes=notes,
     )
 
 
@@ -339,100 +239,6 @@ def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: 
             "re-embed everything with the new embedder"
         )
     return embedder
-
-
-def _run_meta(
-    meta: Mapping[str, str],
-    *,
-    identity: EmbedderIdentity | None,
-    embedder: Embedder | None,
-    config: GrepLoomConfig,
-    cpg_path: Path,
-    digest: str,
-    source_root: Path | None,
-    treeloom_version: str,
-    node_count: int,
-) -> dict[str, str]:
-    """The metadata an index holds after this run."""
-    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    return {
-        "greploom_version": greploom.__version__,
-        "schema_version": str(SCHEMA_VERSION),
-        "hash_version": HASH_VERSION,
-        "embedder_provider": identity.provider if identity else "none",
-        "embedder_model": identity.model if identity else "",
-        "embedder_dimension": str(identity.dimension if identity else 0),
-        "embedder_query_prefix": identity.query_prefix if identity else "",
-        "embedder_document_prefix": identity.document_prefix if identity else "",
-        "embedder_url": getattr(embedder, "url", "") if embedder else "",  # HTTP embedders only
-        "tier": config.tier.value,
-        "cpg_path": str(cpg_path.resolve()),
-        "cpg_digest": digest,
-        # Where the source of non-Python definitions was read (query --cpg reads it again).
-        "source_root": str(source_root) if source_root else "",
-        "treeloom_version": treeloom_version,
-        "created_at": meta.get("created_at", now),
-        "indexed_at": now,
-        "node_count": str(node_count),
-    }
-
-
-def _unchanged_run(
-    db_path: Path, config: GrepLoomConfig, digest: str, source_root: Path | None, *, force: bool
-) -> IndexResult | None:
-    """The result of a run that has nothing to do, or None when there may be work.
-
-    The same CPG file (by sha256), source root, tier, embedder, greploom
-    version and summary rules (HASH_VERSION) as the last run means every node
-    would hash the same: skip reading the CPG.
-    """
-    if force or not db_path.is_file():
-        return None
-    try:
-        store = IndexStore.open_existing(db_path)
-    except StoreError:
-        return None  # let the full run report what is wrong with the file
-    try:
-        meta = store.meta()
-        provider = meta.get("embedder_provider", "")
-        chosen = config.provider or provider or None
-        provider_for_urls(config, chosen or "local", chosen=chosen is not None)
-        local_model = local_model_name(config.local_model_dir)
-        same = (
-            meta.get("cpg_digest") == digest
-            and meta.get("source_root", "") == (str(source_root) if source_root else "")
-            and meta.get("tier") == config.tier.value
-            and meta.get("greploom_version") == greploom.__version__
-            and meta.get("schema_version") == str(SCHEMA_VERSION)
-            and meta.get("hash_version") == HASH_VERSION
-            and (config.provider is None or config.provider == provider)
-            and (config.model is None or config.model == meta.get("embedder_model"))
-            and (provider != "local" or meta.get("embedder_model") == local_model)
-            and store.counts()["pending"] == 0
-        )
-        if not same or store.quick_check():
-            return None  # work to do, or a damaged file the full run reports
-        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        with store.write():
-            store.set_meta({"indexed_at": now})
-        store.add_missing_indexes()
-        total = int(meta.get("node_count", "0"))
-    finally:
-        store.close()
-    identity = recorded_identity(meta)
-    return IndexResult(
-        total=total,
-        embedded=0,
-        unchanged=total,
-        repointed=0,
-        deleted=0,
-        failed=0,
-        seconds=0.0,
-        db_path=db_path,
-        cpg_path=Path(meta.get("cpg_path", "")),
-        embedder=identity.describe() if identity else "lexical only",
-        warnings=(),
-    )
 
 
 def _embed(

@@ -200,6 +200,7 @@ class GreploomService:
             "cpg_path": str(result.cpg_path),
             "embedder": result.embedder,
             "warnings": list(result.warnings),
+            "notes": list(result.notes),
             "summary": result.summary_line(),
         }
 

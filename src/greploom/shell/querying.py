@@ -25,25 +25,21 @@ import attrs
 import greploom
 from greploom.core.adaptive import CEILING, Selection, select
 from greploom.core.budget import Packing
-from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
-from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
-from greploom.core.keys import node_identities
 from greploom.core.lexical import query_tokens
 from greploom.core.locations import query_locations
 from greploom.core.render import Detail, assemble_context, render_json
-from greploom.core.summary import Tier, summarize_node
+from greploom.core.summary import Tier
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
 from greploom.shell.guard import clip
-from greploom.shell.indexing import recorded_identity
+from greploom.shell.index_state import recorded_identity
 from greploom.shell.ports import Embedder, TokenCounter
+from greploom.shell.rows import cpg_graph
 from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
-from greploom.shell.serde import load_cpg
-from greploom.shell.sources import read_sources
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
@@ -178,7 +174,7 @@ class QueryEngine:
         st = cpg_path.stat()
         stamp = (str(cpg_path.resolve()), st.st_mtime_ns, st.st_size, tier.value, str(source_root))
         if self._cpg is None or self._cpg[0] != stamp:
-            self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root))
+            self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root, walk=True))
         return self._cpg[1]
 
     def search(
@@ -400,19 +396,6 @@ def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
     """Header, then the packed blocks (or the note saying why there are none)."""
     body = packing.text or str(meta.get("note", ""))
     return header_line(meta) + "\n\n" + body + "\n"
-
-
-def cpg_graph(cpg_path: Path, tier: Tier, source_root: Path | None = None) -> dict[str, NodeContext]:
-    """The graph of a CPG file, resolved as an index run would (for ``query --cpg``)."""
-    graph = CpgGraph(read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root)[0])
-    idents = node_identities(graph)
-    qualnames = {i.node_id: i.qualname for i in idents}
-    summaries = {}
-    for ident in idents:
-        node = graph.node(ident.node_id)
-        if node is not None:
-            summaries[ident.key] = summarize_node(graph, node, qualnames, tier).text
-    return {c.ref.key: c for c in resolve_contexts(graph, idents, summaries)}
 
 
 def run_query(

@@ -97,8 +97,9 @@ def ranked_search(
             vec_rank.get(key, 0),
             sym_rank.get(key, 0),
             loc_rank.get(key, 0),
+            kind,
         )
-        for key, (name, qualname, file) in described.items()
+        for key, (name, qualname, file, kind) in described.items()
     ]
     return [
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)

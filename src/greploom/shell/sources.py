@@ -1,9 +1,18 @@
 """Reading the source files a CPG names, so the core can recover what treeloom left out.
 
-treeloom records source only for Python and Java (greploom.core.spans). A
-CPG built from a directory names its files relative to that directory: given
-it (``greploom index DIR`` knows it; a CPG file needs ``--source-root``),
-the files are read once each and handed to :func:`greploom.core.spans.with_sources`.
+A CPG built from a directory names its files relative to that directory:
+given it (``greploom index DIR`` knows it; a CPG file needs ``--source-root``),
+the files are read once each, and the core:
+
+- recovers the source and doc comment of definitions treeloom records none
+  for (non-Python languages: greploom.core.spans);
+- adds the definitions treeloom does not emit, from a tree-sitter parse of
+  each JavaScript and TypeScript file (greploom.shell.outline,
+  greploom.core.supplement), and, for a directory greploom built, the files
+  treeloom skipped (a syntax error drops a file whole) or has no parser for
+  (indexed as a module holding the file's text);
+- gives every module its own text: its top-level statements
+  (greploom.core.module_text).
 
 Only files inside the root are read (a CPG naming ``../../x`` reads nothing),
 only regular files up to ``MAX_FILE_BYTES``, decoded as UTF-8 with bad bytes
@@ -15,19 +24,25 @@ on disk the CPG data keeps for it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
 
-from greploom.core.cpg import CpgData
+from greploom.core.cpg import CpgData, NodeKind
+from greploom.core.module_text import with_module_text
+from greploom.core.outline import FileOutline, Form, FoundDefinition
+from greploom.core.sections import SECTION_LINES, Section, sections
 from greploom.core.spans import needs_source, with_sources
-
-MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are generated or bundled code
+from greploom.core.supplement import supplement
+from greploom.shell.outline import OUTLINED, RECOVERABLE, available, outline_file
+from greploom.shell.serde import valid_text
+from greploom.shell.source_files import TREELOOM_SUFFIXES, code_files, read_file, suffix, unusual_file
 
 
 @attrs.frozen
 class SourceReport:
-    """What reading the sources did: definitions recovered, and what could not be."""
+    """What reading the sources did: definitions recovered and added, and what could not be."""
 
     needed: int  # definitions treeloom gave no source for
     recovered: int
@@ -35,6 +50,25 @@ class SourceReport:
     languages: tuple[str, ...]  # extensions of the files that needed it
     stale: int = 0  # definitions the files no longer hold where the CPG says
     renamed: tuple[str, ...] = ()  # files whose names are not UTF-8, as shown (escaped)
+    added: tuple[tuple[str, int], ...] = ()  # (form, count) of definitions added from the parse
+    unnamed: int = 0  # treeloom definitions without a name that got the code's
+    parsed_files: tuple[tuple[str, int], ...] = ()  # files treeloom skipped: (file, definitions)
+    whole_files: tuple[str, ...] = ()  # files no parser reads: one module each
+    unparsed_files: tuple[str, ...] = ()  # files treeloom skipped and nothing here outlines
+    unusual: tuple[tuple[str, str], ...] = ()  # (file, why) not parsed: binary, minified, too large
+    not_utf8: tuple[str, ...] = ()  # files read with their bad bytes replaced
+    no_parser: tuple[str, ...] = ()  # extensions that need a grammar this install lacks
+
+    def notes(self) -> tuple[str, ...]:
+        """What the run added, for the user to know (not a problem)."""
+        parsed = [(form, n) for form, n in self.added if form != Form.SECTION.value]
+        total = sum(n for _, n in parsed)
+        if not total:
+            return ()
+        forms = ", ".join(f"{n} {form}" for form, n in sorted(parsed, key=lambda p: -p[1]))
+        return (
+            f"added {_count(total, 'definition')} treeloom does not emit, from a tree-sitter parse: {forms}",
+        )
 
     def warnings(self, root: Path | None) -> tuple[str, ...]:
         """One-line warnings for the index run (nothing when all went well)."""
@@ -48,6 +82,39 @@ class SourceReport:
                 f"{count} {'file has a name' if count == 1 else 'files have names'} that "
                 f"{'is' if count == 1 else 'are'} not UTF-8, indexed with the bytes escaped: {shown}"
             )
+        if self.no_parser:
+            out.append(
+                f"no tree-sitter grammar is installed for {'/'.join(self.no_parser)}: definitions treeloom "
+                "does not emit (functions assigned to properties, object methods, type aliases) are not "
+                "indexed; install greploom's `treeloom` extra (pip install 'greploom[treeloom]')"
+            )
+        if self.parsed_files:
+            shown = _listed(f"{f} ({_count(n, 'definition')})" for f, n in self.parsed_files)
+            out.append(
+                f"treeloom skipped {_files(len(self.parsed_files))} (a syntax error drops a file whole); "
+                f"indexed from tree-sitter's error-tolerant parse instead: {shown}"
+            )
+        if self.unparsed_files:
+            out.append(
+                f"treeloom skipped {_files(len(self.unparsed_files))} (a syntax error drops a file whole); "
+                f"each is indexed as one module holding its text: {_listed(self.unparsed_files)}"
+            )
+        if self.whole_files:
+            out.append(
+                f"no parser reads {_files(len(self.whole_files))} here; each is indexed as a module "
+                f"holding its text, a long one in sections of up to {SECTION_LINES} lines: "
+                + _listed(self.whole_files)
+            )
+        if self.unusual:
+            out.append(
+                f"{_files(len(self.unusual))} left out, neither parsed nor indexed: "
+                + _listed(f"{f} ({why})" for f, why in self.unusual)
+            )
+        if self.not_utf8:
+            out.append(
+                f"{_files(len(self.not_utf8))} not valid UTF-8, read with the bad bytes shown as U+FFFD: "
+                + _listed(self.not_utf8)
+            )
         if root is None and self.needed:
             out.append(
                 f"{self.needed} definitions in {kinds} files have no source in the CPG (treeloom records "
@@ -56,7 +123,7 @@ class SourceReport:
             )
             return tuple(out)
         if self.unread_files:
-            out.append(f"{self.unread_files} {kinds} files named by the CPG could not be read under {root}")
+            out.append(f"{self.unread_files} files named by the CPG could not be read under {root}")
         if self.stale:
             out.append(
                 f"{self.stale} definitions are not where the CPG puts them in the files under {root} "
@@ -68,34 +135,133 @@ class SourceReport:
         return tuple(out)
 
 
-def read_sources(data: CpgData, root: Path | None) -> tuple[CpgData, SourceReport]:
-    """The CPG with source recovered from the files under ``root`` (unchanged without one)."""
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _files(n: int) -> str:
+    return _count(n, "file")
+
+
+def _listed(items: Iterable[str], limit: int = 5) -> str:
+    shown = list(items)
+    rest = len(shown) - limit
+    return ", ".join(shown[:limit]) + (f" (+{rest} more)" if rest > 0 else "")
+
+
+def read_sources(data: CpgData, root: Path | None, *, walk: bool = False) -> tuple[CpgData, SourceReport]:
+    """The CPG with what the files under ``root`` add to it (unchanged without a root).
+
+    With ``walk`` (what index runs do: the root is the directory treeloom
+    built), the code files under it that the CPG lacks are indexed too, each
+    from its parse or as a module holding its text: treeloom skips a file
+    whole for one syntax error, and has no parser for many languages.
+    """
     candidates = [n for n in data.nodes if needs_source(n)]
-    wanted = {n.file for n in candidates}
     bodiless = [n.file for n in candidates if n.attr("source_text") is None]
-    needed = len(bodiless)
     languages = tuple(sorted({f[f.rfind(".") :] for f in bodiless}))
     on_disk = dict(data.renamed_files)  # escaped name -> the name that opens the file
+    named = {n.file for n in data.nodes if n.file}
+    missing: set[str] = set()
+    for found in code_files(root) if walk and root is not None else ():
+        shown = valid_text(found)  # a name that is not UTF-8 is shown escaped, as the CPG reader does
+        if shown not in named:
+            missing.add(shown)
+            if shown != found:
+                on_disk[shown] = found
     renamed = tuple(sorted(on_disk))
-    if root is None or not wanted:
-        return data, SourceReport(needed, 0, 0, languages, renamed=renamed)
-    base = root.resolve()
-    files: dict[str, str] = {}
-    for name in sorted(wanted):
-        text = _read(base, on_disk.get(name, name))
-        if text is not None:
-            files[name] = text
-    done = with_sources(data, files)
-    return done.data, SourceReport(
-        needed, done.recovered, len(wanted) - len(files), languages, done.stale, renamed
+    if root is None or not (named or missing):
+        return data, SourceReport(len(bodiless), 0, 0, languages, renamed=renamed)
+    read = _read_all(root.resolve(), sorted(named | missing), on_disk, {n.file for n in candidates})
+    done = with_sources(data, read.texts)
+    outlines, no_parser = _outlines(read.texts, missing)
+    added = supplement(done.data, outlines, read.texts)
+    new = set(added.new_files)
+    per_file: dict[str, int] = {}
+    for node in added.data.nodes:
+        if node.file in new and node.attr("supplemented") is True and node.kind is not NodeKind.MODULE:
+            per_file[node.file] = per_file.get(node.file, 0) + 1
+    outlined = {
+        o.file for o in outlines if o.calls or any(d.kind is not NodeKind.BLOCK for d in o.definitions)
+    }
+    whole = sorted(new - outlined)
+    return with_module_text(added.data, read.texts), SourceReport(
+        len(bodiless),
+        done.recovered,
+        read.unread,
+        languages,
+        done.stale,
+        renamed,
+        added=added.added,
+        unnamed=added.renamed,
+        parsed_files=tuple((f, per_file.get(f, 0)) for f in sorted(new & outlined)),
+        whole_files=tuple(f for f in whole if suffix(f) not in TREELOOM_SUFFIXES),
+        unparsed_files=tuple(f for f in whole if suffix(f) in TREELOOM_SUFFIXES),
+        unusual=read.unusual,
+        not_utf8=read.not_utf8,
+        no_parser=no_parser,
     )
 
 
-def _read(base: Path, name: str) -> str | None:
-    try:
-        path = (base / name).resolve()
-        if not path.is_relative_to(base) or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except (OSError, ValueError):  # ValueError: a NUL byte in a hand-written CPG's file name
-        return None
+@attrs.frozen
+class _Read:
+    texts: dict[str, str]
+    unread: int  # files the CPG needs source from that could not be read
+    unusual: tuple[tuple[str, str], ...]
+    not_utf8: tuple[str, ...]
+
+
+def _read_all(base: Path, names: list[str], on_disk: dict[str, str], wanted: set[str]) -> _Read:
+    texts: dict[str, str] = {}
+    unusual: list[tuple[str, str]] = []
+    not_utf8: list[str] = []
+    unread = 0
+    for name in names:
+        raw, too_big = read_file(base, on_disk.get(name, name))
+        if raw is None:
+            if too_big is not None:
+                unusual.append((name, too_big))
+            unread += name in wanted and too_big is None
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            not_utf8.append(name)
+        why = unusual_file(text, raw)
+        if why is not None:
+            unusual.append((name, why))
+            continue
+        texts[name] = text
+    return _Read(texts, unread, tuple(unusual), tuple(n for n in not_utf8 if n in texts))
+
+
+def _section(section: Section, lines: list[str]) -> FoundDefinition:
+    start = (section.first, 0)
+    return FoundDefinition(
+        kind=NodeKind.BLOCK,
+        form=Form.SECTION,
+        name=section.title,
+        start=start,
+        end=(section.last, len(lines[section.last - 1].encode())),
+        name_at=start,
+        value_at=start,
+    )
+
+
+def _outlines(texts: dict[str, str], missing: set[str]) -> tuple[list[FileOutline], tuple[str, ...]]:
+    """The outline of every file that needs one, and the extensions no grammar here parses."""
+    outlines: list[FileOutline] = []
+    no_parser: set[str] = set()
+    for name in sorted(texts):
+        ext = suffix(name)
+        wanted = ext in OUTLINED or (ext in RECOVERABLE and name in missing)
+        if wanted and not available(name):
+            no_parser.add(ext)
+        outline = outline_file(name, texts[name].encode("utf-8")) if wanted else None
+        if outline is None and name in missing:  # no parser: the module holds the text, in sections
+            lines = texts[name].splitlines()
+            outline = FileOutline(name, definitions=tuple(_section(s, lines) for s in sections(texts[name])))
+        if outline is not None:
+            outlines.append(outline)
+    return outlines, tuple(sorted(no_parser))

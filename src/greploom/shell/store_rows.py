@@ -1,0 +1,197 @@
+"""The ``nodes`` table and its FTS5 index: writing node rows, and the lookups queries make.
+
+One row per indexed definition, keyed by its stable key, with an INTEGER
+rowid that survives updates (the FTS5 and vector rows share it). The lookups
+fetch rows and leave the deciding to the core: which named definition wins
+(:func:`greploom.core.ranking.order_named`), which definition a place in a
+file points at (:mod:`greploom.core.locations`). Writers call these inside
+:meth:`greploom.shell.store.IndexStore.write`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import apsw
+
+from greploom.core.expand import NodeContext, NodeRef
+from greploom.core.locations import Location, Span, innermost, match_files
+from greploom.core.plan import IndexEntry
+from greploom.core.ranking import order_named
+from greploom.shell.schema import FTS_WEIGHTS, NodeRow
+from greploom.shell.serde import structure_from_json, structure_to_json
+from greploom.shell.store_sql import in_chunks, scalar
+
+# -- writing -------------------------------------------------------------------
+
+
+def upsert(conn: apsw.Connection, row: NodeRow) -> int:
+    """Insert or update a node row by its key; its rowid."""
+    values = (
+        row.key, row.node_id, row.kind, row.name, row.qualname, row.file, row.line,
+        row.end_line, row.summary, row.content_hash, row.source, structure_to_json(row.structure),
+    )  # fmt: skip
+    got = conn.execute(
+        "INSERT INTO nodes(key, node_id, kind, name, qualname, file, line, end_line, summary, "
+        "content_hash, source, structure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET node_id = excluded.node_id, kind = excluded.kind, "
+        "name = excluded.name, qualname = excluded.qualname, file = excluded.file, "
+        "line = excluded.line, end_line = excluded.end_line, summary = excluded.summary, "
+        "content_hash = excluded.content_hash, source = excluded.source, "
+        "structure = excluded.structure RETURNING id",
+        values,
+    ).fetchone()
+    assert got is not None  # RETURNING always yields the row
+    return int(got[0])
+
+
+def write_fts(conn: apsw.Connection, rowid: int, row: NodeRow) -> None:
+    """(Re)write a row's full-text entry."""
+    conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+    conn.execute(
+        "INSERT INTO nodes_fts(rowid, name, qualname, path, summary, body) VALUES (?, ?, ?, ?, ?, ?)",
+        (rowid, *row.fts),
+    )
+
+
+def rowid_of(conn: apsw.Connection, key: str) -> int | None:
+    """The rowid of a stored key, or None."""
+    rowid = scalar(conn, "SELECT id FROM nodes WHERE key = ?", (key,))
+    return None if rowid is None else int(rowid)
+
+
+def delete_row(conn: apsw.Connection, rowid: int) -> None:
+    """Drop a node row and its full-text entry (its vector is the caller's)."""
+    conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+    conn.execute("DELETE FROM nodes WHERE id = ?", (rowid,))
+
+
+# -- reading -------------------------------------------------------------------
+
+
+def stored_entries(conn: apsw.Connection) -> list[IndexEntry]:
+    """The (key, hash, id, place) of every stored node."""
+    return [
+        IndexEntry(key, h, node_id, file, line, end_line)
+        for key, h, node_id, file, line, end_line in conn.execute(
+            "SELECT key, content_hash, node_id, file, line, end_line FROM nodes"
+        )
+    ]
+
+
+def search_lexical(conn: apsw.Connection, match: str, limit: int) -> list[tuple[str, float]]:
+    """Keys by BM25 (best first) for an FTS5 expression built by the core."""
+    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+    return [
+        (key, -score)
+        for key, score in conn.execute(
+            f"SELECT n.key, bm25(nodes_fts, {weights}) AS s FROM nodes_fts "
+            "JOIN nodes n ON n.id = nodes_fts.rowid WHERE nodes_fts MATCH ? "
+            "ORDER BY s, n.key LIMIT ?",
+            (match, limit),
+        )
+    ]
+
+
+def contexts(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, NodeContext]:
+    """Stored contexts for the given keys (missing keys are absent)."""
+    wanted = list(dict.fromkeys(keys))
+    out: dict[str, NodeContext] = {}
+    for chunk, marks in in_chunks(wanted):
+        for row in conn.execute(
+            "SELECT key, node_id, kind, name, qualname, file, line, end_line, summary, source, "
+            f"structure FROM nodes WHERE key IN ({marks})",
+            chunk,
+        ):
+            key, node_id, kind, name, qualname, file, line, end_line, summary, source, structure = row
+            out[key] = NodeContext(
+                ref=NodeRef(key, name, kind, file, line, qualname),
+                qualname=qualname,
+                summary=summary,
+                source=source,
+                end_line=end_line,
+                node_id=node_id,
+                structure=structure_from_json(structure),
+            )
+    return out
+
+
+def describe(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, tuple[str, str, str, str]]:
+    """(name, qualname, file, kind) for each stored key given, in key order."""
+    wanted = sorted(set(keys))
+    out: dict[str, tuple[str, str, str, str]] = {}
+    for chunk, marks in in_chunks(wanted):
+        for key, name, qualname, file, kind in conn.execute(
+            f"SELECT key, name, qualname, file, kind FROM nodes WHERE key IN ({marks}) ORDER BY key", chunk
+        ):
+            out[key] = (name, qualname, file, kind)
+    return out
+
+
+def definitions_named(conn: apsw.Connection, symbols: Sequence[str], limit: int) -> list[str]:
+    """Keys of the definitions the symbols name, best first (``core.ranking.order_named``).
+
+    Rows are fetched by the last part of each symbol through the name
+    index; a package's qualified name is its folder's, while its name is
+    ``__init__``, so those rows come too. The core decides which match.
+    """
+    if not symbols or limit <= 0:
+        return []
+    names = sorted({s.rsplit(".", 1)[-1] for s in symbols} | {"__init__"})
+    marks = ",".join("?" * len(names))
+    rows = conn.execute(
+        f"SELECT key, name, qualname FROM nodes WHERE name COLLATE NOCASE IN ({marks})", names
+    )
+    return list(order_named(symbols, rows)[:limit])
+
+
+def locate(conn: apsw.Connection, locations: Sequence[Location]) -> list[tuple[Location, tuple[str, ...]]]:
+    """Each place with the keys of the definitions it points at (``core.locations``).
+
+    A path several files match equally well (``app.py``) points into
+    each; a place naming no indexed file points at nothing.
+    """
+    if not locations:
+        return []
+    files = [file for (file,) in conn.execute("SELECT DISTINCT file FROM nodes")]
+    out: list[tuple[Location, tuple[str, ...]]] = []
+    for location in locations:
+        keys: list[str] = []
+        for file in match_files(location.path, files):
+            spans = [
+                Span(key, kind, line, end)
+                for key, kind, line, end in conn.execute(
+                    "SELECT key, kind, line, end_line FROM nodes WHERE file = ?", (file,)
+                )
+            ]
+            found = innermost(spans, location.line)
+            if found is not None:
+                keys.append(found.key)
+        out.append((location, tuple(keys)))
+    return out
+
+
+def resolve_ids(conn: apsw.Connection, ids: Iterable[str]) -> dict[str, str]:
+    """Map each given stable key or CPG id to a stable key, where one matches.
+
+    A parameter's key (``function:f.py:send(url)``) and an import's
+    (``import:f.py:import time``), which answers hand out for their leaf
+    blocks, map to the definition that holds them: its block shows them.
+    """
+    out: dict[str, str] = {}
+    for ident in ids:
+        key = scalar(conn, "SELECT key FROM nodes WHERE key = ?", (ident,))
+        if key is None:
+            key = scalar(conn, "SELECT key FROM nodes WHERE node_id = ?", (ident,))
+        if key is None and ident.endswith(")") and "(" in ident:
+            key = scalar(conn, "SELECT key FROM nodes WHERE key = ?", (ident[: ident.rindex("(")],))
+        if key is None and ident.startswith("import:"):
+            file = ident[len("import:") :].split(":", 1)[0]
+            key = scalar(
+                conn,
+                "SELECT key FROM nodes WHERE file = ? AND kind = 'module' ORDER BY line, key LIMIT 1",
+                (file,),
+            )
+        if key is not None:
+            out[ident] = key
+    return out
