@@ -1,11 +1,10 @@
-"""A module's own text (greploom.core.module_text): its top-level statements, bodies elided.
+"""A module's own text (greploom.core.module_text): its top-level statements, definitions elided.
 
 Laws:
 
 1. The text is an in-order subsequence of the file's lines, plus ``...`` markers.
 2. Every non-blank line outside all definition spans is kept.
-3. The first line of every definition is kept, unless it lies inside another one.
-4. No line inside a definition's body is kept.
+3. No line inside a definition (its first line included) is kept.
 """
 
 from __future__ import annotations
@@ -33,8 +32,8 @@ def files(draw: st.DrawFn) -> tuple[list[str], list[tuple[int, int]]]:
     return [f"{i}: {line}" if line else "" for i, line in enumerate(lines, 1)], spans
 
 
-def _bodies(spans: list[tuple[int, int]]) -> set[int]:
-    return {row for first, last in spans for row in range(first + 1, last + 1)}
+def _inside(spans: list[tuple[int, int]]) -> set[int]:
+    return {row for first, last in spans if last > first for row in range(first, last + 1)}
 
 
 @given(files())
@@ -47,17 +46,17 @@ def test_the_text_is_an_in_order_subsequence(case: tuple[list[str], list[tuple[i
 
 
 @given(files())
-def test_top_level_lines_and_first_lines_are_kept_bodies_are_not(
+def test_top_level_lines_are_kept_definitions_are_not(
     case: tuple[list[str], list[tuple[int, int]]],
 ) -> None:
-    """Laws 2, 3 and 4."""
+    """Laws 2 and 3."""
     lines, spans = case
     kept = set(module_outline("\n".join(lines), spans).split("\n"))
-    bodies = _bodies(spans)
+    inside = _inside(spans)
     for row, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        assert (line in kept) == (row not in bodies), (row, line)
+        assert (line in kept) == (row not in inside), (row, line)
 
 
 def test_modules_get_their_text_and_other_nodes_are_left_alone() -> None:
@@ -72,6 +71,6 @@ def test_modules_get_their_text_and_other_nodes_are_left_alone() -> None:
     by_id = {n.id: n for n in data.nodes}
     assert (
         by_id["m"].attr("source_text")
-        == '"""Routes."""\nimport flask\n\ndef index():\n    ...\n\nroutes = [index]'
+        == '"""Routes."""\nimport flask\n\n...\n\nroutes = [index]'
     )
     assert by_id["f"] == index and by_id["o"] == other

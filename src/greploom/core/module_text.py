@@ -1,16 +1,18 @@
-"""A module's own text: its top-level statements, with its definitions' bodies elided.
+"""A module's own text: its top-level statements, its definitions elided.
 
 treeloom gives a module node no source, so a module was searchable only by
 the names it defines, and what lives at its top level (constants, route
 tables, registrations, ``__all__``, ``module.exports = {...}``) was found
-nowhere. The module's text is its file with the body of every definition the
-index holds on its own replaced by one ``...`` line: what is left is what only
-the module holds, and the first line of each definition as its outline.
+nowhere. The module's text is its file with every definition the index
+holds on its own replaced by one ``...`` line: what is left is what only the
+module holds (the names it defines are in its summary already: keeping each
+definition's first line made a module match every question about any of
+its definitions).
 
 Laws (tests/properties/test_module_text.py): the text is an in-order
 subsequence of the file's lines plus ``...`` markers; every line outside all
-definition spans is kept (up to the size bound); the first line of every
-definition is kept; no line inside a definition's body is.
+definition spans is kept (up to the size bound); no line inside a
+definition is.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ _BODY_KINDS = (NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.VARIABLE, NodeKind.BL
 
 
 def module_outline(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """The lines of ``text`` outside the bodies of ``spans`` (1-based, inclusive first and
-    last lines); each span keeps its first line, and its elided body becomes one ``...``."""
+    """The lines of ``text`` outside ``spans`` (1-based, inclusive first and last lines),
+    each run of elided definitions standing as one ``...`` line."""
     lines = text.splitlines()
     elided = [False] * (len(lines) + 2)
     heads: set[int] = set()
@@ -35,7 +37,7 @@ def module_outline(text: str, spans: Iterable[tuple[int, int]]) -> str:
         if first < 1 or last <= first:
             continue
         heads.add(first)
-        for row in range(first + 1, min(last, len(lines)) + 1):
+        for row in range(first, min(last, len(lines)) + 1):
             elided[row] = True
     out: list[str] = []
     size = 0
@@ -43,6 +45,9 @@ def module_outline(text: str, spans: Iterable[tuple[int, int]]) -> str:
     while row <= len(lines):
         line = lines[row - 1]
         if elided[row]:
+            if row in heads and not (out and out[-1].strip() == "..."):
+                indent = len(line) - len(line.lstrip())
+                out.append(" " * indent + "...")  # a definition, searched and shown on its own
             row += 1
             continue
         if not line.strip() and out and not out[-1].strip():
@@ -50,9 +55,6 @@ def module_outline(text: str, spans: Iterable[tuple[int, int]]) -> str:
             continue  # one blank line is enough between kept parts
         out.append(line)
         size += len(line) + 1
-        if row in heads and row + 1 <= len(lines) and elided[row + 1]:
-            indent = len(line) - len(line.lstrip())
-            out.append(" " * (indent + 4) + "...")
         if size > MAX_MODULE_TEXT_CHARS:
             out.append(f"... (cut at {MAX_MODULE_TEXT_CHARS} characters)")
             break
