@@ -29,7 +29,7 @@ class Corpus:
     registry: str  # "pypi" or "npm"
     spec: str  # pip requirement or npm package@version
     package_dir: str  # inside the unpacked archive
-    language: str = "python"
+    language: str = "python"  # "python", "javascript" or "typescript": the report's per-language rows
 
 
 CORPORA = (
@@ -39,6 +39,8 @@ CORPORA = (
     Corpus("attrs", "pypi", "attrs==24.2.0", "attr"),
     Corpus("httpx", "pypi", "httpx==0.27.2", "httpx"),
     Corpus("commander", "npm", "commander@12.1.0", "package/lib", "javascript"),
+    Corpus("express", "npm", "express@4.21.2", "package/lib", "javascript"),
+    Corpus("zod", "npm", "zod@3.25.76", "package/src/v4/core", "typescript"),
 )
 
 

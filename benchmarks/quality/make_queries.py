@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write queries/<corpus>.json: hand-written questions plus generated symbol and docstring queries.
 
-    python benchmarks/quality/make_queries.py
+    python benchmarks/quality/make_queries.py                    # every corpus
+    python benchmarks/quality/make_queries.py --corpus express   # only these
 
 - ``nl``: from nl_queries.py, written by hand (see there).
 - ``symbol``: 10 public functions/classes per corpus, evenly spaced in key
@@ -18,6 +19,7 @@ Selection is deterministic, so re-running gives the same files.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -25,12 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.quality.corpora import CORPORA, Corpus, cpg_path
+from benchmarks.quality.corpora import CORPORA, Corpus, cpg_path, source_dir
 from benchmarks.quality.nl_queries import NL
 from greploom.core.cpg import CpgGraph, NodeKind
 from greploom.core.keys import NodeIdentity, node_identities
 from greploom.core.summary import docstring
 from greploom.shell.serde import load_cpg
+from greploom.shell.sources import read_sources
 
 PER_KIND = 10
 OUT = Path(__file__).resolve().parent / "queries"
@@ -52,7 +55,8 @@ def spaced(items: list[NodeIdentity], count: int) -> list[NodeIdentity]:
 
 
 def generate(corpus: Corpus) -> list[dict[str, object]]:
-    graph = CpgGraph(load_cpg(cpg_path(corpus)))
+    # The definitions an index of it holds: the CPG's and what the files add (greploom.shell.sources).
+    graph = CpgGraph(read_sources(load_cpg(cpg_path(corpus)), source_dir(corpus), walk=True)[0])
     idents = [i for i in node_identities(graph) if i.kind is not NodeKind.MODULE]
     by_name: dict[str, list[NodeIdentity]] = {}
     for ident in idents:
@@ -97,9 +101,12 @@ def generate(corpus: Corpus) -> list[dict[str, object]]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", action="append", help="only these corpora")
+    args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     total = 0
-    for corpus in CORPORA:
+    for corpus in (c for c in CORPORA if not args.corpus or c.name in args.corpus):
         queries = generate(corpus)
         missing = [q["id"] for q in queries if not q["targets"]]
         if missing:

@@ -111,4 +111,120 @@ NL: dict[str, list[tuple[str, list[str]]]] = {
         ("read option defaults from environment variables", ["command.Command._parseOptionsEnv"]),
         ("override process exit to throw instead", ["command.Command.exitOverride"]),
     ],
+    # CommonJS: most answers are functions defined by assignment (`res.send = function send`,
+    # `proto.handle = ...`, `exports.compileETag = ...`), named <module>.<owner>.<name>.
+    "express": [
+        (
+            "send a response body and pick the content type from what was passed",
+            ["response.res.send"],
+        ),
+        ("respond with an object serialized as json", ["response.res.json", "response.stringify"]),
+        ("redirect the client to another url with a status code", ["response.res.redirect"]),
+        (
+            "stream a file from disk to the client",
+            ["response.res.sendFile", "response.res.sendfile", "response.sendfile"],
+        ),
+        ("respond differently depending on the content types the client accepts", ["response.res.format"]),
+        ("set a cookie on the response, optionally signed", ["response.res.cookie"]),
+        (
+            "read a request header, treating referer and referrer as the same",
+            ["request.req.get", "request.req.header"],
+        ),
+        ("which of these content types does the client prefer", ["request.req.accepts"]),
+        ("check whether the incoming request body is of a given mime type", ["request.req.is"]),
+        (
+            "mount middleware or a sub-application under a path prefix",
+            ["application.app.use", "router.index.proto.use"],
+        ),
+        ("start an http server listening for the app", ["application.app.listen"]),
+        ("render a view template with the app locals and the view cache", ["application.app.render"]),
+        (
+            "what happens when the trust proxy or etag setting is changed",
+            ["application.app.set", "utils.compileTrust"],
+        ),
+        (
+            "walk the middleware stack and call the next layer that matches the request",
+            ["router.index.proto.handle"],
+        ),
+        (
+            "run the callbacks registered for route parameters before the handler",
+            ["router.index.proto.process_params"],
+        ),
+        (
+            "create a route for a path and add it to the router stack",
+            ["router.index.proto.route", "application.app.route"],
+        ),
+        (
+            "match a request path against a layer and decode its url parameters",
+            ["router.layer.Layer.match", "router.layer.decode_param"],
+        ),
+        (
+            "dispatch a request to the handlers of a route for its http method",
+            ["router.route.Route.dispatch"],
+        ),
+        (
+            "find the template file for a view in the views directories",
+            ["view.View.lookup", "view.View.resolve"],
+        ),
+        (
+            "pick a weak or strong etag generator from the app setting",
+            ["utils.compileETag", "utils.createETagGenerator"],
+        ),
+        (
+            "choose how the query string is parsed: simple, extended or not at all",
+            ["utils.compileQueryParser", "middleware.query.query"],
+        ),
+        ("create a new express application", ["express.createApplication"]),
+    ],
+    # TypeScript: schemas are consts built by `core.$constructor("$ZodX", (inst, def) => ...)`
+    # beside an interface of the same name (one qualified name, <module>.$ZodX).
+    "zod": [
+        ("how is a maximum length enforced on strings and arrays", ["checks.$ZodCheckMaxLength"]),
+        ("reject a string shorter than the minimum number of characters", ["checks.$ZodCheckMinLength"]),
+        (
+            "how does an object schema parse each key of its shape",
+            ["schemas.$ZodObject", "schemas.handleObjectResult", "schemas.handleOptionalObjectResult"],
+        ),
+        ("pick the union member from the value of a tag field", ["schemas.$ZodDiscriminatedUnion"]),
+        (
+            "try each option of a union and keep the first one that succeeds",
+            ["schemas.$ZodUnion", "schemas.handleUnionResults"],
+        ),
+        (
+            "merge the results of both sides of an intersection",
+            ["schemas.mergeValues", "schemas.handleIntersectionResults"],
+        ),
+        ("how are schema classes created and instanceof checked through traits", ["core.$constructor"]),
+        ("let undefined through without running the wrapped schema", ["schemas.$ZodOptional"]),
+        ("accept null as well as the inner type", ["schemas.$ZodNullable"]),
+        (
+            "fill in a fallback value when the input is undefined",
+            ["schemas.$ZodDefault", "schemas.handleDefaultResult"],
+        ),
+        ("return a replacement value instead of failing when parsing has issues", ["schemas.$ZodCatch"]),
+        (
+            "run a user predicate and report a custom issue when it returns false",
+            ["schemas.$ZodCustom", "schemas.handleRefineResult"],
+        ),
+        ("where are the attached checks run after a schema has parsed its input", ["schemas.$ZodType"]),
+        (
+            "check that a number is a multiple of a step without floating point errors",
+            ["checks.$ZodCheckMultipleOf", "util.floatSafeRemainder"],
+        ),
+        ("reject integers outside the safe integer range", ["checks.$ZodCheckNumberFormat"]),
+        (
+            "test a string against a regular expression",
+            ["checks.$ZodCheckRegex", "checks.$ZodCheckStringFormat"],
+        ),
+        ("transform the value in place as part of the checks, like trimming", ["checks.$ZodCheckOverwrite"]),
+        ("validate a json web token and its algorithm", ["schemas.isValidJWT", "schemas.$ZodJWT"]),
+        ("pipe the output of one schema into another", ["schemas.$ZodPipe", "schemas.handlePipeResult"]),
+        ("group error messages by the top-level field they belong to", ["errors.flattenError"]),
+        (
+            "convert a schema to json schema, with references for repeated and recursive parts",
+            ["to-json-schema.JSONSchemaGenerator.process", "to-json-schema.JSONSchemaGenerator.emit"],
+        ),
+        ("define a property that is computed on first access", ["util.defineLazy"]),
+        ("where does an issue get its message from the error maps", ["util.finalizeIssue"]),
+    ],
 }
