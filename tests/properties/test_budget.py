@@ -13,15 +13,27 @@ Laws (with an additive counter, one token per character):
 6. Room for the shortest rendering of every reserved block still to come is
    held: when all of them fit together, none is dropped.
 7. Without fallbacks, more budget never packs fewer tokens (metamorphic).
+8. With a price (a block emitted as something else, a JSON result), the
+   packing spends each kept block's price, and never over budget.
+9. The smallest budget found answers and the one below it does not; for a
+   budget that answers from some size on, it is that size.
 """
 
 from __future__ import annotations
 
 import attrs
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from greploom.core.budget import CUT_MARK, SEPARATOR, ContextBlock, fence_state, pack_blocks
+from greploom.core.budget import (
+    CUT_MARK,
+    SEPARATOR,
+    ContextBlock,
+    Rendering,
+    fence_state,
+    pack_blocks,
+    smallest_budget,
+)
 from tests.properties.strategies import blocks, tiered_blocks
 
 budgets = st.integers(1, 600)
@@ -136,3 +148,42 @@ def test_more_budget_never_packs_less(items: list[ContextBlock], budget: int, ex
     small = pack_blocks(items, budget, count)
     large = pack_blocks(items, budget + extra, count)
     assert large.tokens_used >= small.tokens_used
+
+
+@given(any_blocks, budgets, st.integers(1, 4), st.integers(0, 40))
+def test_a_price_is_what_is_spent(items: list[ContextBlock], budget: int, weight: int, reserve: int) -> None:
+    """Blocks priced as emitted (each a JSON result) are packed to those prices, never over."""
+
+    def price(block: ContextBlock, rendering: Rendering, cut: bool, first: bool) -> int:
+        return weight * len(rendering.text) + (0 if first else 7) + (3 if cut else 0)
+
+    packing = pack_blocks(items, budget, count, reserve, price=price)
+    for position, packed in enumerate(packing.blocks):
+        shown = Rendering(packed.label, packed.text)
+        assert packed.tokens == price(packed.block, shown, packed.cut, position == 0)
+    assert packing.tokens_used == sum(p.tokens for p in packing.blocks) + reserve
+    assert packing.tokens_used <= budget or not packing.blocks
+
+
+@given(st.integers(1, 50_000), st.integers(0, 50_000))
+def test_smallest_budget_of_a_threshold(threshold: int, failed: int) -> None:
+    """A budget that answers from some size on: that size is what is named."""
+    assume(failed < threshold)
+    assert smallest_budget(lambda b: b >= threshold, failed) == threshold
+
+
+@given(st.frozensets(st.integers(1, 3000), max_size=30), st.integers(1, 3000), st.integers(0, 3000))
+def test_smallest_budget_answers_and_below_does_not(sparse: frozenset[int], floor: int, failed: int) -> None:
+    """Whatever the answers look like, the one named answers and the one below it does not."""
+
+    def answers(budget: int) -> bool:
+        return budget != failed and (budget in sparse or budget >= floor)
+
+    found = smallest_budget(answers, failed)
+    assert found is not None and found > failed
+    assert answers(found) and not answers(found - 1)
+
+
+def test_smallest_budget_gives_up_at_the_ceiling() -> None:
+    """An answer no budget can give is said, not looped on."""
+    assert smallest_budget(lambda b: False, 10, ceiling=1000) is None

@@ -4,9 +4,11 @@ Laws:
 
 1. A source block's fence is longer than any backtick run in the source, so
    source text can never close it early; the block's fences are balanced.
-2. The header names relationship, kind, name, file and line.
+2. The header names relationship, kind, name, file and line, and ends with
+   the stable key (so a one-line reference carries it too).
 3. The JSON envelope has one result per packed block, in packing order, with
-   every documented field.
+   every documented field; it sends a node's source only for a block shown
+   whole with it, and caps structural-context lists, counting the rest.
 4. In a search context a hit is never cut: shown whole when it fits, else
    without its source, else as its one-line header (a reference); nodes
    asked for by name are cut instead. A graph neighbour is never cut either.
@@ -21,7 +23,14 @@ from hypothesis import strategies as st
 
 from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
-from greploom.core.render import Detail, assemble_context, render_block, render_json
+from greploom.core.render import (
+    STRUCTURE_CAP,
+    Detail,
+    assemble_context,
+    render_block,
+    render_json,
+    structure_json,
+)
 
 RESULT_FIELDS = {
     "node_id",
@@ -81,10 +90,12 @@ def test_fence_outlasts_any_backtick_run(node: ExpandedNode) -> None:
 
 @given(nodes)
 def test_header_names_the_node(node: ExpandedNode) -> None:
-    """The first line tells the agent what and where, before any detail."""
+    """The first line tells the agent what and where, before any detail, and what to follow up with."""
     header = render_block(node).split("\n", 1)[0]
     ref = node.ref
-    assert header == f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"
+    where = f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"
+    assert header == f"{where} key: {ref.key}"
+    assert render_block(node, detail=Detail.REFERENCE) == header
 
 
 @given(st.lists(nodes, max_size=5, unique_by=lambda n: n.ref.key), st.integers(1, 2000), st.booleans())
@@ -94,9 +105,11 @@ def test_json_envelope(items: list[ExpandedNode], budget: int, include_source: b
     envelope = render_json({"budget": budget}, packing, items, include_source)
     assert set(envelope) == {"metadata", "results"}
     assert [r["key"] for r in envelope["results"]] == [p.block.key for p in packing.blocks]
-    for result in envelope["results"]:
+    for result, packed in zip(envelope["results"], packing.blocks, strict=True):
         assert set(result) == RESULT_FIELDS
         assert include_source or result["source"] is None
+        whole = packed.label == Detail.FULL.value and not packed.cut
+        assert result["source"] is None or whole
     for packed in packing.blocks:
         if packed.cut:
             assert fence_state(packed.text.split("\n")) is None
@@ -117,3 +130,33 @@ def test_long_hits_become_references(items: list[ExpandedNode], budget: int, cut
             assert packed.text == render_block(node, include_source=False, via_name=None)
         if packed.cut:
             assert node.relationship is Relationship.HIT and cut_hits
+
+
+refs = st.builds(
+    NodeRef,
+    key=st.uuids().map(str),
+    name=st.just("g"),
+    kind=st.just("function"),
+    file=st.just("a.py"),
+    line=st.integers(1, 9),
+)
+structures = st.builds(
+    StructuralContext,
+    callers=st.lists(refs, max_size=9).map(tuple),
+    callees=st.lists(refs, max_size=9).map(tuple),
+    parameters=st.lists(refs, max_size=9).map(tuple),
+    parent_class=st.one_of(st.none(), refs),
+)
+
+
+@given(structures, st.one_of(st.none(), st.integers(0, 8)))
+def test_structure_lists_are_capped_and_counted(structure: StructuralContext, cap: int | None) -> None:
+    """A hub's hundred callers cannot spend the budget; what is left out is counted, never hidden."""
+    out = structure_json(structure, cap)
+    for name in ("callers", "callees", "parameters"):
+        full = getattr(structure, name)
+        limit = len(full) if cap is None else cap
+        assert [r["key"] for r in out[name]] == [r.key for r in full[:limit]]
+        assert out.get(f"{name}_total") == (len(full) if len(full) > limit else None)
+    assert (out["parent_class"] is None) == (structure.parent_class is None)
+    assert STRUCTURE_CAP > 0

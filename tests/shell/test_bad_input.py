@@ -111,7 +111,7 @@ def test_newer_treeloom_kinds_are_skipped(tmp_path: Path) -> None:
         (["index", "does/not/exist.json"], 3, "no such file or directory"),
         (["query", "x", "--budget", "0"], 2, "budget must be a positive number"),
         (["query", "x", "--budget", "-5"], 2, "budget must be a positive number"),
-        (["query", "x", "--budget", "20"], 2, "cannot hold even the header"),
+        (["query", "x", "--budget", "20"], 2, "cannot hold this answer; the smallest that can is"),
         (["query", "x", "--top-k", "0"], 2, "top-k must be between 1 and 100"),
         (["query", "x", "--top-k", "1000"], 2, "top-k must be between 1 and 100"),
         (["query", "x", "--depth", "9"], 2, "depth must be between 0 and 4"),

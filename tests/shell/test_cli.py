@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -41,12 +43,12 @@ def test_query_context_answers_a_question(indexed: Path) -> None:
 
 def test_query_json_envelope(indexed: Path) -> None:
     """JSON output carries metadata and results with keys, context and honest counts."""
-    run = cli("query", "apply discount", "--db", indexed, "--format", "json", "--budget", "400")
+    run = cli("query", "apply discount", "--db", indexed, "--format", "json", "--budget", "4000")
     envelope = run.json()
     meta = envelope["metadata"]
     assert meta["search_mode"] == "hybrid"
     assert meta["embedder"] == f"local:{LOCAL_MODEL}"
-    assert meta["budget"] == 400 and 0 < meta["tokens_used"] <= 400
+    assert meta["budget"] == 4000 and 0 < meta["tokens_used"] <= 4000
     assert {
         "truncated",
         "dropped",
@@ -58,20 +60,28 @@ def test_query_json_envelope(indexed: Path) -> None:
     assert first["key"] == "function:shop/pricing.py:apply_discount"
     assert first["relationship"] == "hit" and first["relevance"] == 1.0
     assert first["node_id"].startswith("function:shop/pricing.py:8:0:")
-    assert first["source"] is None
+    # A hit carries its code by default, its neighbours their summaries; --no-source none.
+    assert first["detail"] == "full" and first["source"].startswith("def apply_discount(")
+    assert all(r["source"] is None for r in envelope["results"] if r["relationship"] != "hit")
     assert [c["key"] for c in first["structural_context"]["callers"]] == [
         "function:shop/pricing.py:total_price"
     ]
+    bare = cli("query", "apply discount", "--db", indexed, "--format", "json", "--no-source").json()
+    assert all(r["source"] is None and r["detail"] != "full" for r in bare["results"])
+    both = cli("query", "apply discount", "--db", indexed, "--include-source", "--no-source")
+    assert both.code == 2 and "contradict" in both.err
 
 
-def test_context_and_json_agree(indexed: Path) -> None:
-    """Both formats report the same packing."""
-    text = cli("query", "cart total", "--db", indexed, "--budget", "300").out
-    meta = cli("query", "cart total", "--db", indexed, "--budget", "300", "--format", "json").json()[
-        "metadata"
-    ]
-    assert f"{meta['tokens_used']}/300 tokens" in text.split("\n", 1)[0]
-    assert f"dropped: {meta['dropped']}" in text.split("\n", 1)[0]
+def test_context_and_json_count_themselves(indexed: Path) -> None:
+    """Each format is packed to the budget for itself, and states its own printed size."""
+    from greploom.shell.tokens import count_tokens
+
+    args = ("query", "cart total", "--db", indexed, "--budget", "1200")
+    text = cli(*args).out
+    printed = cli(*args, "--format", "json").out
+    meta = json.loads(printed)["metadata"]
+    assert f"| {count_tokens(text)}/1200 tokens |" in text.split("\n", 1)[0]
+    assert meta["tokens_used"] == count_tokens(printed) <= 1200
 
 
 def test_budget_is_never_exceeded(indexed: Path) -> None:
@@ -81,38 +91,44 @@ def test_budget_is_never_exceeded(indexed: Path) -> None:
     for budget in (120, 200, 350, 1000):
         run = cli("query", "cart", "--db", indexed, "--budget", str(budget), "--include-source")
         assert run.code == 0
-        assert count_tokens(run.out.rstrip("\n") + "\n") <= budget
+        assert count_tokens(run.out) <= budget
 
 
 def test_long_hits_are_shown_as_references(indexed: Path) -> None:
     """A hit too long for what is left becomes its summary or one-line reference, the header
-    says how many, and the hits after it still get their turn; a node asked for by key is cut."""
-    args = ("--db", indexed, "--include-source", "--budget", "400", "--top-k", "8")
-    envelope = cli("query", "cart price discount", *args, "--format", "json").json()
+    says how many, and the hits after it still get their turn; a node asked for by key is cut.
+    What a result does not show whole is not sent: its source is null."""
+    args = ("--db", indexed, "--include-source", "--top-k", "8")
+    text = cli("query", "cart price discount", *args, "--budget", "400").out
+    header, *blocks = text.rstrip("\n").split("\n\n")
+    references = [b for b in blocks if b.startswith("## hit: ") and "\n" not in b]
+    assert references, "a 400-token budget cannot hold eight hits with source"
+    assert re.search(rf"\| shortened: \d+ \({len(references)} to references\) \|", header), header
+    for ref in references:
+        assert re.fullmatch(r"## hit: \S+ \S+ \(\S+:\d+\) key: \S+", ref), ref
+    envelope = cli("query", "cart price discount", *args, "--budget", "3000", "--format", "json").json()
     meta, results = envelope["metadata"], envelope["results"]
-    references = [r for r in results if r["detail"] == "reference"]
-    summaries = [
-        r for r in results if r["detail"] == "summary" and r["relationship"] == "hit" and r["source"]
-    ]
-    assert references and summaries, "a 400-token budget cannot hold eight hits with source"
-    assert meta["references"] == len(references)
-    for r in summaries:
-        assert r["text"].startswith(f"## hit: {r['kind']} {r['qualname']} ") and "```" not in r["text"]
-    for r in references:
-        assert r["relationship"] == "hit" and not r["cut"]
-        assert r["text"] == f"## hit: {r['kind']} {r['qualname']} ({r['file']}:{r['line']})"
+    shown = {r["detail"] for r in results}
+    assert {"full", "summary", "reference"} <= shown
+    assert meta["references"] == sum(r["detail"] == "reference" for r in results)
+    for r in results:
+        assert (r["source"] is not None) == (r["detail"] == "full" and not r["cut"])
+        if r["detail"] == "reference":
+            assert r["relationship"] == "hit" and not r["cut"]
+            assert (
+                r["text"] == f"## hit: {r['kind']} {r['qualname']} ({r['file']}:{r['line']}) key: {r['key']}"
+            )
+        if r["detail"] == "summary":
+            assert r["text"].startswith(f"## hit: {r['kind']} {r['qualname']} ") and "```" not in r["text"]
     hits = [r for r in results if r["relationship"] == "hit"]
     assert len(hits) == meta["hits"] and not any(r["cut"] for r in hits)
-    assert any(r["detail"] == "full" for r in hits)
-    header = cli("query", "cart price discount", *args).out.split("\n", 1)[0]
-    assert f"| shortened: {meta['shortened']} ({len(references)} to references) |" in header
-    assert meta["shortened"] >= len(references) + len(summaries)
     key = "class:shop/cart.py:Cart"
     node = cli(
-        "query", "--node", key, "--db", indexed, "--include-source", "--budget", "120", "--format", "json"
+        "query", "--node", key, "--db", indexed, "--include-source", "--budget", "900", "--format", "json"
     )
     first = node.json()["results"][0]
-    assert first["key"] == key and first["cut"] and first["detail"] == "full"
+    assert first["key"] == key and first["cut"] and first["detail"] == "full" and first["source"] is None
+    assert "[cut to fit the token budget]" in first["text"]
 
 
 def test_node_lookup_by_key_and_id(indexed: Path) -> None:
@@ -127,6 +143,7 @@ def test_node_lookup_by_key_and_id(indexed: Path) -> None:
     assert "unknown node nope" in by_id.err
     missing = cli("query", "--node", "nope", "--db", indexed)
     assert missing.code == 2 and "unknown node(s): nope" in missing.err
+    assert "use a key, CPG id or qualified name from a result" in missing.err
 
 
 def test_include_source_fences_python(indexed: Path) -> None:

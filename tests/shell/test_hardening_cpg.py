@@ -107,7 +107,11 @@ def test_functions_nested_a_thousand_deep_get_their_full_names(tmp_path: Path, i
     assert run.code == 0, run.err
     assert f"indexed {DEPTH + 1} nodes" in run.out
     path = ".".join(f"f{level}" for level in range(DEPTH))
-    hit = cli("query", f"f{DEPTH - 1}", "--db", db, "--format", "json", "--top-k", "1").json()["results"][0]
+    # Its name and key are some 2,000 tokens each, and a JSON result carries both more than
+    # once: more than the default budget holds (the CLI says so, naming the budget that does).
+    args = ("query", f"f{DEPTH - 1}", "--db", db, "--format", "json", "--top-k", "1")
+    assert "cannot hold this answer as JSON; the smallest that can is" in cli(*args).err
+    hit = cli(*args, "--budget", "20000").json()["results"][0]
     assert hit["name"] == f"f{DEPTH - 1}"
     assert hit["qualname"] == f"deep.{path}"
     assert hit["key"] == f"function:deep.py:{path}"

@@ -25,11 +25,21 @@ packed text is counted once more as a whole at the end, and trimmed from the
 end if joining ever cost more than the parts, so the budget holds for the
 text as emitted, not for an estimate.
 
+A block emitted as something else than its text (a JSON result holding it:
+``greploom.core.envelope``) is priced by the caller: ``price(block,
+rendering, cut, first)`` says what it costs as emitted, separator included,
+and the same greedy rules apply to those costs; the caller then checks the
+emitted whole, as the text path does here.
+
+The smallest budget that gives an answer is found by search, not estimated
+(:func:`smallest_budget`): a caller asked for less than that names it.
+
 Laws (tests/properties/test_budget.py): never over budget; order kept;
 every dropped block would not have fit when considered; a fallback is used
 only when the more detailed renderings did not fit in the room not held for
 reserved blocks; fences balanced; without fallbacks, more budget never
-packs fewer tokens.
+packs fewer tokens; a custom price is what the packing spends; the smallest
+budget found answers and the one below it does not.
 """
 
 from __future__ import annotations
@@ -40,6 +50,9 @@ from collections.abc import Callable, Sequence
 import attrs
 
 TokenCounter = Callable[[str], int]
+# What one block costs as emitted: (block, rendering, cut, first) -> tokens,
+# the separator before it included (none before the first).
+Price = Callable[["ContextBlock", "Rendering", bool, bool], int]
 SEPARATOR = "\n\n"  # between blocks
 CUT_MARK = "[cut to fit the token budget]"
 _FENCE = re.compile(r"^(`{3,})([^`]*)$")
@@ -150,17 +163,28 @@ def pack_blocks(
     budget: int,
     count: TokenCounter,
     reserve: int = 0,
+    *,
+    price: Price | None = None,
 ) -> Packing:
     """Pack ``blocks`` in order into ``budget`` tokens, ``reserve`` of them kept aside.
 
     ``reserve`` is for a header the caller prints above the blocks; it is
-    included in ``tokens_used``.
+    included in ``tokens_used``. ``price`` (default: the counted text, joined
+    by :data:`SEPARATOR`) prices a block as the caller emits it; with it,
+    ``tokens_used`` is the sum of the prices plus ``reserve``, and checking
+    the emitted whole is the caller's.
     """
     if budget <= 0:
         raise ValueError("budget must be positive")
+
+    def cost(block: ContextBlock, rendering: Rendering, cut: bool, first: bool) -> int:
+        if price is not None:
+            return price(block, rendering, cut, first)
+        return count(("" if first else SEPARATOR) + rendering.text)
+
     available = budget - max(reserve, 0)
     # Room held for the shortest rendering of every reserved block still to come.
-    held = [count(SEPARATOR + _renderings(b)[-1].text) if b.reserved else 0 for b in blocks]
+    held = [cost(b, _renderings(b)[-1], False, False) if b.reserved else 0 for b in blocks]
     held_after = [0] * len(blocks)
     for i in range(len(blocks) - 2, -1, -1):
         held_after[i] = held_after[i + 1] + held[i + 1]
@@ -168,40 +192,43 @@ def pack_blocks(
     dropped: list[str] = []
     used = 0
     for index, block in enumerate(blocks):
-        prefix = SEPARATOR if kept else ""
+        first = not kept
         room = available - used
 
-        def fits(candidate: str, prefix: str = prefix, room: int = room) -> bool:
-            return count(prefix + candidate) <= room
+        def fits(candidate: str, block: ContextBlock = block, first: bool = first, room: int = room) -> bool:
+            return cost(block, Rendering(block.label, candidate), True, first) <= room
 
         renderings = _renderings(block)
         choice = None
         for position, rendering in enumerate(renderings):
-            cost = count(prefix + rendering.text)
+            spent = cost(block, rendering, False, first)
             # Only the shortest rendering may spend the room held for later blocks.
             limit = room if position == len(renderings) - 1 else room - held_after[index]
-            if cost <= limit:
-                choice = (rendering, cost)
+            if spent <= limit:
+                choice = (rendering, spent)
                 break
         if choice is not None:
-            rendering, cost = choice
-            kept.append(PackedBlock(block, rendering.text, cost, cut=False, label=rendering.label))
-            used += cost
+            rendering, spent = choice
+            kept.append(PackedBlock(block, rendering.text, spent, cut=False, label=rendering.label))
+            used += spent
             continue
         cut = _cut_to_fit(block.text, fits) if block.may_cut else None
         if cut is None:
             dropped.append(block.key)
             continue
-        cost = count(prefix + cut)
-        kept.append(PackedBlock(block, cut, cost, cut=True, label=block.label))
-        used += cost
+        spent = cost(block, Rendering(block.label, cut), True, first)
+        kept.append(PackedBlock(block, cut, spent, cut=True, label=block.label))
+        used += spent
     text = SEPARATOR.join(p.text for p in kept)
-    # Joining can merge tokens across a boundary differently than the parts
-    # did; the whole is what the reader gets, so the whole must fit.
-    while kept and count(text) > available:
-        dropped.insert(0, kept.pop().block.key)
-        text = SEPARATOR.join(p.text for p in kept)
-    total = count(text) if kept else 0
+    if price is None:
+        # Joining can merge tokens across a boundary differently than the parts
+        # did; the whole is what the reader gets, so the whole must fit.
+        while kept and count(text) > available:
+            dropped.insert(0, kept.pop().block.key)
+            text = SEPARATOR.join(p.text for p in kept)
+        total = count(text) if kept else 0
+    else:
+        total = sum(p.tokens for p in kept)
     return Packing(
         blocks=tuple(kept),
         text=text,
@@ -211,3 +238,27 @@ def pack_blocks(
         dropped=len(dropped),
         dropped_keys=tuple(dropped),
     )
+
+
+def smallest_budget(answers: Callable[[int], bool], failed: int, ceiling: int = 1 << 24) -> int | None:
+    """The smallest budget above ``failed`` that ``answers``, or None if not even ``ceiling`` does.
+
+    ``answers(failed)`` is taken to be false. The bound doubles until it
+    answers, then bisection keeps a failing budget below and an answering one
+    above, so the result answers and the budget one below it does not: the
+    true minimum whenever more budget never loses the answer (each probe is
+    one real packing, not an estimate).
+    """
+    low = max(failed, 0)
+    high = max(2 * low, low + 1, 16)
+    while not answers(high):
+        if high >= ceiling:
+            return None
+        low, high = high, min(2 * high, ceiling)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if answers(middle):
+            high = middle
+        else:
+            low = middle
+    return high

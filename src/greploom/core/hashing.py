@@ -18,8 +18,9 @@ import hashlib
 from greploom.core.summary import Tier
 
 # Bump when the hashed parts or the summary rules change (2: notes in embed text;
-# 3: honest call links, owners in names, module text, definitions added from the parse).
-HASH_VERSION = "3"
+# 3: honest call links, owners in names, module text, definitions added from the parse;
+# 4: module text without its definitions' first lines, undocumented code's `uses:` words).
+HASH_VERSION = "4"
 
 
 def content_hash(embed_text: str, source_text: str | None, tier: Tier) -> str:

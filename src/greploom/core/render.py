@@ -2,7 +2,7 @@
 
 A block reads::
 
-    ## {relationship}: {kind} {qualname} ({file}:{line})
+    ## {relationship}: {kind} {qualname} ({file}:{line}) key: {key}
     {summary}
     Defined at {file}:{line}[-{end_line}]
     {relationship} of {qualname it was reached from}      (expanded nodes only)
@@ -17,12 +17,26 @@ The fence is one backtick longer than the longest backtick run in the
 source (at least three), so source containing fences cannot break out. A
 block shown as a reference is its header line alone.
 
+The stable key ends the header line, so every block an agent reads, a
+one-line reference included, names what to pass to ``get_node_context`` /
+``--node`` (two blocks of one name, a getter and its setter, differ only
+there). On the header rather than a ``key:`` line of its own: the same ten
+or so tokens either way (measured with cl100k on the samples), but a
+reference is its header alone, and it is the block a follow-up is most for.
+The ``key:`` label costs two tokens more than the bare key and says what it is.
+
 The JSON envelope is ``{"metadata": {...}, "results": [...]}``: one result per
 packed block with node id and stable key, name, kind, file, line,
 relationship, relevance, tokens, ``cut``, ``detail`` (full, summary or
-reference: how much of the node the text shows), text, ``source`` (null when
-absent or not asked for) and ``structural_context``. Its shape is a public contract: fields
-may be added, never renamed or removed.
+reference: how much of the node the text shows), text, ``source`` and
+``structural_context``. Its shape is a public contract: fields may be added,
+never renamed or removed. What the text of a result does not show is not
+sent either, so the envelope can be packed to the budget
+(``greploom.core.envelope``): ``source`` is null unless the result is shown
+whole with its source (detail full, not cut); ``structural_context`` lists
+hold at most :data:`STRUCTURE_CAP` neighbours each (none for a reference),
+and a capped list says how many there are in ``{list}_total`` (present only
+when something was left out, so an uncapped list costs nothing more).
 """
 
 from __future__ import annotations
@@ -32,8 +46,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from greploom.core.budget import ContextBlock, Packing, Rendering, TokenCounter, pack_blocks
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
+from greploom.core.focus import FocusQuery, Member, focus
 
 LANGUAGES = {
     ".py": "python",
@@ -65,11 +82,43 @@ class Detail(str, enum.Enum):
     """How much of a node a context shows (the ``detail`` of a JSON result)."""
 
     FULL = "full"  # header, summary, location, source
+    # header, summary, location, the lines of the source that answer the query
+    # (greploom.core.focus), elided runs named: a big hit's code within its share
+    FOCUSED = "focused"
     SUMMARY = "summary"  # header, summary, location
     REFERENCE = "reference"  # one line: path:line qualname
 
 
 LEAF_KINDS = frozenset({"parameter", "import"})  # shown as header plus one line
+
+
+class SourceMode(str, enum.Enum):
+    """Which blocks show code: the answer's levels of detail.
+
+    ``hits`` (the default of ``greploom query`` and the MCP tools): the hits
+    with their code, focused on the lines that answer the query when a whole
+    definition does not fit, the graph neighbours as signatures and
+    summaries, the far ones as one-line references. ``all``
+    (``--include-source``): code for every block that fits. ``none``
+    (``--no-source``): signatures and summaries only.
+    """
+
+    HITS = "hits"
+    ALL = "all"
+    NONE = "none"
+
+
+def source_mode(include_source: bool | SourceMode) -> SourceMode:
+    """The mode a library caller's ``include_source`` asks for: True is ALL, False NONE."""
+    if isinstance(include_source, SourceMode):
+        return include_source
+    return SourceMode.ALL if include_source else SourceMode.NONE
+
+
+# Neighbours per structural-context list in a JSON result: top-k's default. The
+# neighbours that matter most are blocks of their own already (graph expansion);
+# the lists are for navigation, and a hub's 200 callers would spend the budget.
+STRUCTURE_CAP = 5
 
 
 def language_of(file: str) -> str:
@@ -105,7 +154,9 @@ def render_block(
     source, SUMMARY does not, REFERENCE is the header line alone.
     """
     ref = node.ref
-    lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line})"]
+    lines = [
+        f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line}) key: {ref.key}"
+    ]
     if detail is Detail.REFERENCE:
         return lines[0]
     if detail is not None:
@@ -128,8 +179,51 @@ def render_block(
     return "\n".join(lines)
 
 
+# A hit whose whole source does not fit may show its focused source in this share
+# of the budget, else in the smaller one, before it falls back to its summary.
+FOCUS_SHARES = (0.5, 0.25)
+_FENCE_COST = 8  # the fence lines and their language hint, in tokens, at most
+
+
+def _focused(
+    node: ExpandedNode, via: str | None, focus_on: FocusQuery, budget: int, count: TokenCounter
+) -> tuple[Rendering, ...]:
+    """The focused renderings of a hit, largest first, each a new rendering or none."""
+    if not node.source:
+        return ()
+    base = count(render_block(node, via_name=via, detail=Detail.SUMMARY))
+    members = tuple(Member(m.line, m.name) for m in node.structure.members)
+    out: list[Rendering] = []
+    seen: set[str] = {node.source}
+    for share in FOCUS_SHARES:
+        room = int(budget * share) - base - _FENCE_COST
+        if room <= 0:
+            break
+        text = focus(
+            node.source,
+            node.ref.line,
+            terms=focus_on.terms,
+            places=focus_on.lines_in(node.ref.key),
+            budget=room,
+            count=count,
+            members=members,
+        )
+        if text is None or text in seen:
+            continue
+        seen.add(text)
+        shown = attrs.evolve(node, source=text)
+        out.append(Rendering(Detail.FOCUSED.value, render_block(shown, True, via)))
+    return tuple(out)
+
+
 def context_blocks(
-    nodes: Sequence[ExpandedNode], include_source: bool = False, cut_hits: bool = False
+    nodes: Sequence[ExpandedNode],
+    include_source: bool | SourceMode = False,
+    cut_hits: bool = False,
+    *,
+    focus_on: FocusQuery | None = None,
+    budget: int = 0,
+    count: TokenCounter | None = None,
 ) -> tuple[ContextBlock, ...]:
     """Blocks for expanded nodes, in their order, each with what it falls back to.
 
@@ -140,16 +234,23 @@ def context_blocks(
     so each hit is at least named; with ``cut_hits`` (nodes asked for by name)
     hits are cut instead. A graph neighbour falls back to its summary without
     source, else is dropped. Parameters and imports are two lines, kept whole
-    or dropped.
+    or dropped. Given ``focus_on``, ``budget`` and ``count``, a hit falls back
+    first to its focused source (greploom.core.focus) in half the budget, then
+    in a quarter, before its summary. ``include_source`` is a
+    :class:`SourceMode`, or a bool for ALL or NONE.
     """
+    mode = source_mode(include_source)
     names = {n.ref.key: n.qualname for n in nodes}
     blocks = []
     for n in nodes:
         via = names.get(n.via) if n.via else None
-        text = render_block(n, include_source, via)
-        label = (Detail.FULL if include_source and n.source else Detail.SUMMARY).value
         hit = n.relationship is Relationship.HIT and n.ref.kind not in LEAF_KINDS
+        code = mode is SourceMode.ALL or (mode is SourceMode.HITS and hit)
+        text = render_block(n, code, via)
+        label = (Detail.FULL if code and n.source else Detail.SUMMARY).value
         fallbacks: list[Rendering] = []
+        if hit and not cut_hits and label == Detail.FULL.value and focus_on is not None and count and budget:
+            fallbacks.extend(_focused(n, via, focus_on, budget, count))
         if n.ref.kind not in LEAF_KINDS and label == Detail.FULL.value and not (hit and cut_hits):
             summary = render_block(n, via_name=via, detail=Detail.SUMMARY)
             fallbacks.append(Rendering(Detail.SUMMARY.value, summary))
@@ -165,29 +266,89 @@ def assemble_context(
     nodes: Sequence[ExpandedNode],
     budget: int,
     count: TokenCounter,
-    include_source: bool = False,
+    include_source: bool | SourceMode = False,
     reserve: int = 0,
     *,
     cut_hits: bool = False,
+    focus_on: FocusQuery | None = None,
 ) -> Packing:
     """Render expanded nodes and pack them into ``budget`` tokens (see :func:`context_blocks`)."""
-    return pack_blocks(context_blocks(nodes, include_source, cut_hits), budget, count, reserve)
+    blocks = context_blocks(
+        nodes, include_source, cut_hits, focus_on=focus_on, budget=budget - max(reserve, 0), count=count
+    )
+    return pack_blocks(blocks, budget, count, reserve)
 
 
 def _ref_json(ref: NodeRef) -> dict[str, Any]:
     return {"key": ref.key, "name": ref.name, "kind": ref.kind, "file": ref.file, "line": ref.line}
 
 
-def structure_json(structure: StructuralContext) -> dict[str, Any]:
-    """The structural context as JSON-ready lists of ``{key, name, kind, file, line}``."""
-    return {
+def structure_json(structure: StructuralContext, cap: int | None = None) -> dict[str, Any]:
+    """The structural context as JSON-ready lists of ``{key, name, kind, file, line}``.
+
+    With ``cap``, each list holds at most ``cap`` neighbours, and one that had
+    more says how many in ``{list}_total`` (added only then: an answer packed to
+    a budget pays for every field).
+    """
+    lists: dict[str, list[dict[str, Any]]] = {
         "callers": [_ref_json(r) for r in structure.callers],
         "callees": [_ref_json(r) for r in structure.callees],
         "parameters": [_ref_json(r) | {"detail": r.detail} for r in structure.parameters],
-        "parent_class": _ref_json(structure.parent_class) if structure.parent_class else None,
         "data_sources": [_ref_json(r) for r in structure.data_sources],
         "imports": [_ref_json(r) | {"detail": r.detail} for r in structure.imports],
         "members": [_ref_json(r) for r in structure.members],
+    }
+    out: dict[str, Any] = {}
+    for name in ("callers", "callees", "parameters"):
+        out[name] = lists[name]
+    out["parent_class"] = _ref_json(structure.parent_class) if structure.parent_class else None
+    for name in ("data_sources", "imports", "members"):
+        out[name] = lists[name]
+    if cap is not None:
+        for name, items in lists.items():
+            if len(items) > cap:
+                out[name] = items[:cap]
+                out[f"{name}_total"] = len(items)
+    return out
+
+
+def result_json(
+    node: ExpandedNode,
+    text: str,
+    label: str,
+    *,
+    cut: bool,
+    tokens: int,
+    include_source: bool | SourceMode = False,
+) -> dict[str, Any]:
+    """One result of the envelope: ``node`` shown as ``text`` (a rendering ``label``, maybe cut).
+
+    Only what the text shows whole is sent: ``source`` when the result is
+    full and uncut (a block shows its code only when its source mode asked
+    for it, so ``include_source`` needs no second look), the structure capped
+    (:data:`STRUCTURE_CAP`; nothing but the totals for a reference).
+    """
+    del include_source  # kept for callers; the label says whether the code is shown
+    whole = label == Detail.FULL.value and not cut
+    cap = 0 if label == Detail.REFERENCE.value else STRUCTURE_CAP
+    return {
+        "node_id": node.node_id or None,
+        "key": node.ref.key,
+        "name": node.ref.name,
+        "qualname": node.qualname,
+        "kind": node.ref.kind,
+        "file": node.ref.file,
+        "line": node.ref.line,
+        "end_line": node.end_line,
+        "relationship": node.relationship.value,
+        "relevance": round(node.relevance, 6),
+        "via": node.via,
+        "tokens": tokens,
+        "cut": cut,
+        "detail": label or None,
+        "text": text,
+        "source": node.source if whole else None,
+        "structural_context": structure_json(node.structure, cap),
     }
 
 
@@ -195,32 +356,14 @@ def render_json(
     metadata: Mapping[str, Any],
     packing: Packing,
     nodes: Sequence[ExpandedNode],
-    include_source: bool = False,
+    include_source: bool | SourceMode = False,
 ) -> dict[str, Any]:
-    """The ``{"metadata", "results"}`` envelope for a packing of ``nodes``."""
+    """The ``{"metadata", "results"}`` envelope for a packing of ``nodes`` (see :func:`result_json`)."""
     by_key = {n.ref.key: n for n in nodes}
-    results = []
-    for packed in packing.blocks:
-        node = by_key[packed.block.key]
-        results.append(
-            {
-                "node_id": node.node_id or None,
-                "key": node.ref.key,
-                "name": node.ref.name,
-                "qualname": node.qualname,
-                "kind": node.ref.kind,
-                "file": node.ref.file,
-                "line": node.ref.line,
-                "end_line": node.end_line,
-                "relationship": node.relationship.value,
-                "relevance": round(node.relevance, 6),
-                "via": node.via,
-                "tokens": packed.tokens,
-                "cut": packed.cut,
-                "detail": packed.label or None,
-                "text": packed.text,
-                "source": node.source if include_source else None,
-                "structural_context": structure_json(node.structure),
-            }
+    results = [
+        result_json(
+            by_key[p.block.key], p.text, p.label, cut=p.cut, tokens=p.tokens, include_source=include_source
         )
+        for p in packing.blocks
+    ]
     return {"metadata": dict(metadata), "results": results}

@@ -135,7 +135,8 @@ def query(
     depth: int | None = None,
     format: Literal["context", "json"] = "context",
     node: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
-    include_source: bool = False,
+    include_source: Annotated[bool, Parameter(negative=())] = False,
+    no_source: Annotated[bool, Parameter(negative=())] = False,
     ranking: Literal["signals", "plain"] | None = None,
     context: Literal["fixed", "adaptive"] | None = None,
     provider: Provider | None = None,
@@ -156,7 +157,9 @@ def query(
     cpg
         Expand through this CPG JSON file instead of the graph stored in the index.
     budget
-        Token budget for the whole answer, header included (cl100k_base) [default: 8192].
+        Token budget for the whole answer as printed, header included (cl100k_base); the JSON
+        envelope is packed to it whole. Too small for the answer: an error naming the smallest
+        that answers [default: 8192].
     top_k
         Search hits to expand, 1-100 [default: 5].
     depth
@@ -164,9 +167,14 @@ def query(
     format
         ``context`` (markdown for an LLM) or ``json``.
     node
-        Stable keys or CPG ids to show instead of searching (repeatable).
+        Stable keys, CPG ids, or qualified names (or a dotted suffix naming one definition:
+        ``Cart.total``) to show instead of searching (repeatable).
     include_source
-        Include each node's source text, when the CPG has it.
+        Code for every block that fits, graph neighbours too. By default the hits show
+        their code (a big one the lines that answer the query, the rest named) and the
+        neighbours their signatures and summaries.
+    no_source
+        No code at all: signatures and summaries only.
     ranking
         ``signals`` (code-aware re-ranking) or ``plain`` (RRF of BM25 and vectors) [default: signals].
     context
@@ -182,6 +190,8 @@ def query(
     embedding_url
         OpenAI-compatible base URL, when the index was embedded with openai.
     """
+    from greploom.core.envelope import cli_form
+    from greploom.core.render import SourceMode
     from greploom.shell.guard import clip
     from greploom.shell.querying import run_query
 
@@ -203,15 +213,19 @@ def query(
         if not cpg.exists():
             raise UsageError(f"--cpg {cpg}: no such file")
         check_cpg_file(cpg)  # a FIFO or a device would never end
-    answer = run_query(config, text, tuple(node or ()), include_source=include_source, cpg_path=cpg)
-    for unknown in answer.metadata.get("unknown_nodes", []):
+    if include_source and no_source:
+        raise UsageError("--include-source and --no-source contradict each other; pass one")
+    mode = SourceMode.ALL if include_source else SourceMode.NONE if no_source else SourceMode.HITS
+    answer = run_query(config, text, tuple(node or ()), include_source=mode, cpg_path=cpg)
+    # Packed for the format asked for, before any warning: a budget too small for
+    # it is one error line. The JSON is printed as greploom.core.envelope.cli_form
+    # counts it (indented by two, one final newline).
+    output = cli_form(answer.envelope) if format == "json" else answer.text
+    for unknown in answer.unknown_nodes:
         print(f"greploom: warning: unknown node {clip(unknown)}", file=sys.stderr)
-    for place in answer.metadata.get("places_not_found", []):
+    for place in answer.places_not_found:
         print(f"greploom: warning: no indexed file matches {place}; answered as words", file=sys.stderr)
-    if format == "json":
-        print(json.dumps(answer.envelope, indent=2, ensure_ascii=False))
-    else:
-        sys.stdout.write(answer.text)
+    sys.stdout.write(output)
     return 0
 
 

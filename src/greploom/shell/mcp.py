@@ -30,6 +30,7 @@ from pydantic import Field
 
 import greploom
 from greploom.core.errors import GreploomError
+from greploom.core.render import SourceMode
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.guard import PathGuard, clip
 from greploom.shell.indexing import run_index
@@ -42,14 +43,22 @@ INSTRUCTIONS = """\
 greploom finds the code that answers a question in an indexed code base and returns it packed
 to a token budget. Call search_code with a question, a symbol name or a place (adapters.py:412,
 or a pasted traceback: the definitions around those lines come first) first; call
-get_node_context with keys from a previous result (the `key` field, e.g.
-function:pkg/mod.py:Class.method) to see a node and its callers and callees; call index_code
+get_node_context with keys from a previous result (the `key` field, or the `key:` that ends each
+block's header, e.g. function:pkg/mod.py:Class.method), or with a qualified name that names one
+definition (pkg.mod.Class.method, Class.method), to see a node and its callers and callees; call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid, or
 lexical-only when no embedder answered), embedder, tokens used / budget, whether a block was
-truncated, how many were dropped, how many were shortened (shown without source or as a
-one-line reference because the budget ran short: each result's `detail` says which), and how
-old the index is. Pass a shortened hit's `key` to get_node_context for the whole block; raise
-`budget` when blocks were dropped and you need them; lower `top_k` for a sharper answer."""
+truncated, how many were dropped, how many were shortened (shown with only the lines that
+answer the question, without source, or as a one-line reference because the budget ran short:
+each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
+name what a focused block left out), and how old the index is. By default (code="hits") the
+hits show their code and their callers and callees their signatures: pass code="none" for the
+cheapest overview, code="all" for everyone's code. Pass a shortened hit's `key` to
+get_node_context for the whole block; raise
+`budget` when blocks were dropped and you need them; lower `top_k` for a sharper answer. The
+budget holds for the text and for the structured result, each packed for itself (the JSON needs
+room for its metadata, about 300 tokens); a budget too small is an error naming the smallest
+that answers."""
 
 ENVELOPE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -84,9 +93,25 @@ WRITES_INDEX = ToolAnnotations(
 
 Budget = Annotated[
     int | None,
-    Field(ge=100, le=1_000_000, description="Token budget for the whole answer (cl100k_base); default 8192."),
+    Field(
+        ge=100,
+        le=1_000_000,
+        description="Token budget (cl100k_base) the text and the structured result each fit; default 8192.",
+    ),
 ]
-IncludeSource = Annotated[bool, Field(description="Include each node's source text when the CPG has it.")]
+# `code` says which blocks show code; `include_source` is the older switch, kept so
+# clients written for it keep working (true is "all", false is "none").
+Code = Annotated[
+    Literal["hits", "all", "none"],
+    Field(
+        description="Which blocks show code. 'hits' (default): each hit's code, a big one as the lines "
+        "that answer the query with the rest named; graph neighbours as signatures and summaries. "
+        "'all': code for every block that fits (costs more). 'none': signatures and summaries only."
+    ),
+]
+IncludeSource = Annotated[
+    bool | None, Field(description="Older switch: true is code='all', false is code='none'.")
+]
 DbPath = Annotated[
     str | None,
     Field(description="Index file to use, inside the server's allowed roots; default: the server's --db."),
@@ -156,7 +181,7 @@ class GreploomService:
         *,
         budget: int | None,
         top_k: int | None,
-        include_source: bool,
+        include_source: SourceMode,
         db_path: str | None,
         cpg_path: str | None,
     ) -> QueryAnswer:
@@ -170,7 +195,7 @@ class GreploomService:
         node_ids: list[str],
         *,
         budget: int | None,
-        include_source: bool,
+        include_source: SourceMode,
         db_path: str | None,
         cpg_path: str | None,
     ) -> QueryAnswer:
@@ -205,6 +230,13 @@ class GreploomService:
         }
 
 
+def _mode(code: str, include_source: bool | None) -> SourceMode:
+    """The source mode a call asks for: the older boolean wins when given."""
+    if include_source is not None:
+        return SourceMode.ALL if include_source else SourceMode.NONE
+    return SourceMode(code)
+
+
 @contextmanager
 def tool_errors(tool: str) -> Iterator[None]:
     """Expected failures become a ToolError sentence; unexpected ones are logged and masked."""
@@ -220,9 +252,9 @@ def tool_errors(tool: str) -> Iterator[None]:
 
 
 def _answer(answer: QueryAnswer) -> ToolResult:
-    return ToolResult(
-        content=[TextContent(type="text", text=answer.text)], structured_content=answer.envelope
-    )
+    # Both are sent, so both must fit: each is packed to the budget for itself.
+    text, envelope = answer.both()
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
 def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
@@ -253,7 +285,8 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         top_k: Annotated[
             int | None, Field(ge=1, le=100, description="Search hits to expand; default 5.")
         ] = None,
-        include_source: IncludeSource = False,
+        code: Code = "hits",
+        include_source: IncludeSource = None,
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
     ) -> ToolResult:
@@ -265,7 +298,7 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
                     query,
                     budget=budget,
                     top_k=top_k,
-                    include_source=include_source,
+                    include_source=_mode(code, include_source),
                     db_path=db_path,
                     cpg_path=cpg_path,
                 )
@@ -277,11 +310,15 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         node_ids: Annotated[
             list[NodeId],
             Field(
-                min_length=1, max_length=100, description="Stable keys (from a result's `key`) or CPG ids."
+                min_length=1,
+                max_length=100,
+                description="Stable keys (from a result's `key`), CPG ids, or qualified names "
+                "(or a dotted suffix naming one definition: `Cart.total`).",
             ),
         ],
         budget: Budget = None,
-        include_source: IncludeSource = False,
+        code: Code = "hits",
+        include_source: IncludeSource = None,
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
     ) -> ToolResult:
@@ -290,7 +327,11 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             "get_node_context",
             lambda: _answer(
                 service.nodes(
-                    node_ids, budget=budget, include_source=include_source, db_path=db_path, cpg_path=cpg_path
+                    node_ids,
+                    budget=budget,
+                    include_source=_mode(code, include_source),
+                    db_path=db_path,
+                    cpg_path=cpg_path,
                 )
             ),
         )

@@ -4,8 +4,15 @@ gather  BM25 and vector candidates from the index (2 x top-k each), or the
         nodes asked for by key or CPG id; the stored graph around them (or a
         CPG file given with ``--cpg``);
 decide  RRF fusion, expansion with relevance decay, greedy packing (core);
-act     return the context text and the JSON envelope, which carry the same
-        numbers.
+act     return the context text and the JSON envelope, each packed to the
+        budget for itself (a JSON result carries more than its text: packed
+        with the text's costs the envelope ran to many times the budget), so
+        each states its own counts; a budget too small for either is a usage
+        error naming the smallest that answers, found by packing.
+
+Nodes asked for by name take a stable key, a CPG id, or a qualified name (or
+a dotted suffix of one) that names one definition; a name naming several is
+an error listing their keys, never a silent guess.
 
 :class:`QueryEngine` keeps the store connection, the embedder and the
 tokenizer warm, so the MCP server reuses one per index; the CLI makes one per
@@ -15,8 +22,9 @@ call. It reopens the store when the index file was replaced underneath it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +32,15 @@ import attrs
 
 import greploom
 from greploom.core.adaptive import CEILING, Selection, select
-from greploom.core.budget import Packing
+from greploom.core.budget import Packing, smallest_budget
+from greploom.core.envelope import PackedEnvelope, pack_envelope, packing_counts
 from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
+from greploom.core.focus import FocusQuery
 from greploom.core.lexical import query_tokens
 from greploom.core.locations import query_locations
-from greploom.core.render import Detail, assemble_context, render_json
+from greploom.core.names import candidates_line
+from greploom.core.render import SourceMode, assemble_context
 from greploom.core.summary import Tier
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
@@ -46,20 +57,95 @@ from greploom.shell.tokens import count_tokens
 
 
 @attrs.frozen
-class QueryAnswer:
-    """Everything a query produced: the packed context, as text and as the JSON envelope."""
+class TextAnswer:
+    """The context as printed, the packing it shows and the numbers its header states."""
 
     text: str
-    envelope: dict[str, Any]
     packing: Packing
-    nodes: tuple[ExpandedNode, ...]
-    hits: tuple[SearchHit, ...]
+    metadata: dict[str, Any]
+
+
+class QueryAnswer:
+    """What a query produced: the context as text and as the JSON envelope, each within the budget.
+
+    Each is packed for itself when first asked for (the CLI prints one, the
+    MCP server sends both). One the budget cannot hold raises
+    :class:`UsageError` naming the smallest budget that can, found by packing.
+    """
+
+    def __init__(
+        self,
+        *,
+        nodes: tuple[ExpandedNode, ...],
+        hits: tuple[SearchHit, ...],
+        budget: int,
+        unknown_nodes: Sequence[str],
+        places_not_found: Sequence[str],
+        text_at: Callable[[int], TextAnswer | None],
+        json_at: Callable[[int], PackedEnvelope | None],
+    ) -> None:
+        self.nodes = nodes
+        self.hits = hits
+        self.budget = budget
+        self.unknown_nodes = tuple(unknown_nodes)
+        self.places_not_found = tuple(places_not_found)
+        self._text_at = functools.lru_cache(maxsize=None)(text_at)
+        self._json_at = functools.lru_cache(maxsize=None)(json_at)
+
+    def _too_small(self, what: str, answers: Callable[[int], bool]) -> UsageError:
+        least = smallest_budget(answers, self.budget)
+        can = f"the smallest that can is {least} tokens" if least else "no budget can"
+        tokens = "token" if self.budget == 1 else "tokens"
+        return UsageError(f"a budget of {self.budget} {tokens} cannot hold this answer{what}; {can}")
+
+    @functools.cached_property
+    def _text(self) -> TextAnswer:
+        got = self._text_at(self.budget)
+        if got is None:
+            raise self._too_small("", lambda b: self._text_at(b) is not None)
+        return got
+
+    @functools.cached_property
+    def _json(self) -> PackedEnvelope:
+        got = self._json_at(self.budget)
+        if got is None:
+            raise self._too_small(" as JSON", lambda b: self._json_at(b) is not None)
+        return got
+
+    @property
+    def text(self) -> str:
+        """The context as ``greploom query`` prints it, header first."""
+        return self._text.text
+
+    @property
+    def packing(self) -> Packing:
+        """The packing the text shows."""
+        return self._text.packing
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """The JSON envelope, as ``greploom query --format json`` prints it."""
+        return self._json.envelope
+
+    @property
+    def json_packing(self) -> Packing:
+        """The packing the envelope shows."""
+        return self._json.packing
 
     @property
     def metadata(self) -> dict[str, Any]:
         """The envelope's metadata."""
         meta: dict[str, Any] = self.envelope["metadata"]
         return meta
+
+    def both(self) -> tuple[str, dict[str, Any]]:
+        """Text and envelope, for a caller sending both (MCP): the error names a budget for both."""
+        if self._text_at(self.budget) is None or self._json_at(self.budget) is None:
+            raise self._too_small(
+                " as text and JSON",
+                lambda b: self._text_at(b) is not None and self._json_at(b) is not None,
+            )
+        return self.text, self.envelope
 
 
 def _age(indexed_at: str | None, now: dt.datetime) -> tuple[int | None, str]:
@@ -214,7 +300,7 @@ class QueryEngine:
         budget: int | None = None,
         top_k: int | None = None,
         depth: int | None = None,
-        include_source: bool = False,
+        include_source: bool | SourceMode = False,
         cpg_path: Path | None = None,
         ranking: str | None = None,
         context: str | None = None,
@@ -224,8 +310,11 @@ class QueryEngine:
         ``ranking``: ``signals`` (code-aware re-ranking, the default) or ``plain``
         (RRF only). ``context``: ``adaptive`` (the score distribution decides how
         many hits) or ``fixed`` (top-k). Either way a hit too long for the budget
-        left is shown shorter (its summary, else its one-line reference); nodes
-        asked for by key are cut instead.
+        left is shown shorter (the lines of its code that answer the query, else
+        its summary, else its one-line reference); nodes asked for by key are
+        cut instead. ``include_source``: a :class:`SourceMode` (``hits``: code
+        for the hits only, what the CLI and MCP tools default to), or True
+        (code for every block) and False (none).
         """
         config = self.config.with_overrides(
             budget=budget, top_k=top_k, depth=depth, ranking=ranking, context=context
@@ -240,12 +329,14 @@ class QueryEngine:
             with store.snapshot():
                 unknown: list[str] = []
                 places_not_found: list[str] = []
+                pointed: list[tuple[str, int]] = []  # (key, line) the query's places point at
                 if node_ids:
-                    resolved = store.resolve_ids(node_ids)
+                    resolved = _resolve(store, node_ids)
                     unknown = [n for n in node_ids if n not in resolved]
                     if not resolved:
                         raise UsageError(
-                            f"unknown node(s): {clip(', '.join(unknown))}; use a key or CPG id from a result"
+                            f"unknown node(s): {clip(', '.join(unknown))}; "
+                            "use a key, CPG id or qualified name from a result"
                         )
                     hits = [SearchHit(k, 1.0, 0, 0) for k in dict.fromkeys(resolved.values())]
                     mode = "nodes"
@@ -261,6 +352,7 @@ class QueryEngine:
                         if place.line is not None and not keys
                     ]
                     located = list(dict.fromkeys(key for _, keys in placed for key in keys))
+                    pointed = [(k, p.line) for p, keys in placed if p.line is not None for k in keys]
                     candidates, mode = self.search(store, text, config.top_k, config.ranking, located)
                     if adaptive:
                         selection = select([h.score for h in candidates[:CEILING]])
@@ -297,7 +389,16 @@ class QueryEngine:
                 effective=round(selection.effective, 2),
                 mass_left_out=round(selection.mass_left_out, 4),
             )
-        return self._pack(config, nodes, hits, meta, include_source=include_source, cut_hits=bool(node_ids))
+        focus_on = FocusQuery.of(text, pointed) if text else None
+        return self._pack(
+            config,
+            nodes,
+            hits,
+            meta,
+            include_source=include_source,
+            cut_hits=bool(node_ids),
+            focus_on=focus_on,
+        )
 
     def _metadata(
         self,
@@ -349,47 +450,115 @@ class QueryEngine:
         hits: Sequence[SearchHit],
         meta: dict[str, Any],
         *,
-        include_source: bool,
+        include_source: bool | SourceMode,
         cut_hits: bool,
+        focus_on: FocusQuery | None = None,
     ) -> QueryAnswer:
-        # Reserve room for the header at its widest, pack, then count the emitted
-        # whole; the header states its own token count, so settle that number
-        # first, and widen the reserve in the rare case the whole ran over.
-        worst = dict(meta, results=len(nodes), tokens_used=config.budget, truncated=True)
-        worst.update(dropped=len(nodes), shortened=len(nodes), references=len(nodes))
+        if not nodes:
+            meta["note"] = "no code matched; try other words, a symbol name, or `greploom status`"
+
+        def text_at(budget: int) -> TextAnswer | None:
+            return self._pack_text(
+                meta, nodes, budget, include_source=include_source, cut_hits=cut_hits, focus_on=focus_on
+            )
+
+        def json_at(budget: int) -> PackedEnvelope | None:
+            return pack_envelope(
+                meta,
+                nodes,
+                budget,
+                self.count,
+                include_source=include_source,
+                cut_hits=cut_hits,
+                focus_on=focus_on,
+            )
+
+        return QueryAnswer(
+            nodes=nodes,
+            hits=tuple(hits),
+            budget=config.budget,
+            unknown_nodes=meta["unknown_nodes"],
+            places_not_found=meta["places_not_found"],
+            text_at=text_at,
+            json_at=json_at,
+        )
+
+    def _pack_text(
+        self,
+        base: Mapping[str, Any],
+        nodes: tuple[ExpandedNode, ...],
+        budget: int,
+        *,
+        include_source: bool | SourceMode,
+        cut_hits: bool,
+        focus_on: FocusQuery | None = None,
+    ) -> TextAnswer | None:
+        """The context in ``budget`` tokens as printed (header and final newline included), or None.
+
+        None when the budget cannot answer: not one block fits beside the
+        header (or, with nothing matched, the header and its note do not).
+        Room is reserved for the header at its widest; the header states its
+        own token count, so that number is settled on the emitted whole, and
+        the reserve widened in the rare case the whole ran over.
+        """
+        meta = dict(base, budget=budget)
+        widest = len(nodes)
+        worst = dict(meta, results=widest, tokens_used=budget, truncated=True, dropped=widest)
+        worst.update(shortened=widest, references=widest)
         reserve = self.count(header_line(worst) + "\n\n")
-        if reserve >= config.budget:
-            raise UsageError(
-                f"a budget of {config.budget} tokens cannot hold even the header "
-                f"({reserve} tokens); use a budget of at least {reserve + 100}"
-            )
-        while True:
+        while reserve < budget:
             packing = assemble_context(
-                nodes, config.budget, self.count, include_source, reserve, cut_hits=cut_hits
+                nodes, budget, self.count, include_source, reserve, cut_hits=cut_hits, focus_on=focus_on
             )
-            meta.update(
-                results=len(packing.blocks),
-                truncated=packing.truncated,
-                dropped=packing.dropped,
-                shortened=sum(p.label != p.block.label and not p.cut for p in packing.blocks),
-                references=sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
-                tokens_used=packing.tokens_used,
+            if nodes and not packing.blocks:
+                return None
+            meta.update(packing_counts(packing), tokens_used=packing.tokens_used)
+            text, used = self._settle(meta, packing)
+            if used <= budget:
+                return TextAnswer(text, packing, meta)
+            if not packing.blocks:
+                return None
+            reserve += used - budget
+        return None
+
+    def _settle(self, meta: dict[str, Any], packing: Packing) -> tuple[str, int]:
+        """The composed text with ``tokens_used`` stating its own count, and the count it states.
+
+        The count settles in a step or two (only its digits move it); were it
+        to flip between two counts, the stated one only rises from then on,
+        ending at a ceiling of the true count.
+        """
+        seen: set[int] = set()
+        rising = False
+        while True:
+            text = _compose(meta, packing)
+            used = self.count(text)
+            if used == meta["tokens_used"] or (rising and used <= meta["tokens_used"]):
+                return text, int(meta["tokens_used"])
+            rising = rising or used in seen
+            seen.add(used)
+            meta["tokens_used"] = max(used, meta["tokens_used"]) if rising else used
+
+
+def _resolve(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:
+    """Each id that names a node, to its key: a key or CPG id, else a name naming one definition.
+
+    A name naming several is a usage error listing their keys (the agent
+    picks one), never a silent guess or an empty answer.
+    """
+    resolved = store.resolve_ids(node_ids)
+    for ident in node_ids:
+        if ident in resolved:
+            continue
+        keys = store.named(ident)
+        if len(keys) == 1:
+            resolved[ident] = keys[0]
+        elif keys:
+            raise UsageError(
+                f"{clip(ident)} names {len(keys)} definitions: {candidates_line(keys)}; "
+                "pass one of these keys"
             )
-            if not nodes:
-                meta["note"] = "no code matched; try other words, a symbol name, or `greploom status`"
-            elif not packing.blocks:
-                meta["note"] = "the budget is too small for even one result; raise --budget"
-            for _ in range(4):
-                text = _compose(meta, packing)
-                used = self.count(text)
-                if used == meta["tokens_used"]:
-                    break
-                meta["tokens_used"] = used
-            if used <= config.budget or not packing.blocks:
-                break
-            reserve += used - config.budget
-        envelope = render_json(meta, packing, nodes, include_source)
-        return QueryAnswer(text=text, envelope=envelope, packing=packing, nodes=nodes, hits=tuple(hits))
+    return resolved
 
 
 def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
@@ -403,7 +572,7 @@ def run_query(
     text: str | None = None,
     node_ids: Sequence[str] = (),
     *,
-    include_source: bool = False,
+    include_source: bool | SourceMode = False,
     cpg_path: Path | None = None,
 ) -> QueryAnswer:
     """One query against ``config.db_path``, with a fresh engine."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import apsw
 
+from greploom.core import names
 from greploom.core.errors import StoreError
 from greploom.core.expand import NodeContext
 from greploom.core.locations import Location
@@ -267,3 +268,7 @@ class IndexStore:
         blocks, map to the definition that holds them: its block shows them.
         """
         return store_rows.resolve_ids(self.conn, ids)
+
+    def named(self, name: str) -> tuple[str, ...]:
+        """Keys of the definitions a qualified name or a dotted suffix of one names (``core.names``)."""
+        return names.named(name, store_rows.named_candidates(self.conn, name))

@@ -195,3 +195,17 @@ def resolve_ids(conn: apsw.Connection, ids: Iterable[str]) -> dict[str, str]:
         if key is not None:
             out[ident] = key
     return out
+
+
+def named_candidates(conn: apsw.Connection, name: str) -> list[tuple[str, str]]:
+    """``(key, qualname)`` of the definitions whose qualified name is ``name`` or ends with ``.name``.
+
+    Case-sensitive (``=`` and ``substr``, not ``LIKE``); which of them the name
+    names is :func:`greploom.core.names.named`'s to decide.
+    """
+    rows = conn.execute(
+        "SELECT key, qualname FROM nodes WHERE qualname = ?1 OR "
+        "(length(qualname) > length(?1) AND substr(qualname, -length(?1) - 1) = '.' || ?1)",
+        (name,),
+    )
+    return [(str(key), str(qual)) for key, qual in rows]
