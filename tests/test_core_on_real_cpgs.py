@@ -50,14 +50,14 @@ def test_enhanced_summary_of_a_function(pyshop_cpg: Path) -> None:
     assert summaries["function:shop/pricing.py:total_price"] == (
         "def total_price(prices: list, percent: float)\n"
         "Sum the discounted prices and add tax.\n"
-        "calls: shop.pricing.apply_discount, sum, shop.pricing.add_tax"
+        "calls: apply_discount, sum, add_tax"  # callees of its own module, without the module's path
     )
     assert summaries["function:shop/cart.py:Cart.size"] == ("def size()\ndecorators: @property\ncalls: len")
 
 
 def test_embedded_text_carries_words_and_notes(pyshop_cpg: Path) -> None:
-    """The model reads a name as words; an undocumented body's comment, and the words of the
-    identifiers it uses, stand in for a docstring; readers see none of these lines."""
+    """The model reads a name as words; an undocumented body's comment stands in for a docstring
+    (and outside Python the words of the identifiers it uses); readers see none of these lines."""
     graph = CpgGraph(load_cpg(pyshop_cpg))
     idents = {i.key: i for i in node_identities(graph)}
     qualnames = {i.node_id: i.qualname for i in idents.values()}
@@ -73,8 +73,7 @@ def test_embedded_text_carries_words_and_notes(pyshop_cpg: Path) -> None:
         "shop.net.post_json (shop/net.py)\n"
         "def post_json(url, payload)\n"
         "words: shop net post json\n"
-        "notes: the test server accepts every order\n"
-        "uses: url payload"
+        "notes: the test server accepts every order"  # no "uses:" words in Python
     )
     assert text == "def post_json(url, payload)"
     text, embedded = summary("function:shop/net.py:backoff_delay")

@@ -34,7 +34,8 @@ from greploom.core.hashing import content_hash
 from greploom.core.keys import INDEXABLE_KINDS, NodeIdentity, node_identities
 from greploom.core.lexical import fts_match_expression, identifier_tokens, query_tokens
 from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
-from greploom.core.ranking import Candidate, QueryKind, Ranked, query_kind, rank_candidates
+from greploom.core.query import Query, QueryKind, query_kind, read_query
+from greploom.core.ranking import Candidate, Ranked, rank_candidates
 from greploom.core.render import Detail, assemble_context, render_block, render_json
 from greploom.core.spans import with_sources
 from greploom.core.summary import Summary, Tier, summarize_node
@@ -61,6 +62,7 @@ __all__ = [
     "NodeKind",
     "NodeRef",
     "Packing",
+    "Query",
     "QueryKind",
     "Ranked",
     "ReindexPlan",
@@ -83,6 +85,7 @@ __all__ = [
     "query_kind",
     "query_tokens",
     "rank_candidates",
+    "read_query",
     "render_block",
     "render_json",
     "resolve_contexts",

@@ -104,7 +104,12 @@ def packing_counts(packing: Packing) -> dict[str, Any]:
         "results": len(packing.blocks),
         "truncated": packing.truncated,
         "dropped": packing.dropped,
-        "shortened": sum(p.label != p.block.label and not p.cut for p in packing.blocks),
+        # Shown shorter than whole: a fallback, or focused from the start (a hit's code
+        # past its share of the budget, greploom.core.render.HIT_SHARES).
+        "shortened": sum(
+            not p.cut and (p.label != p.block.label or p.label == Detail.FOCUSED.value)
+            for p in packing.blocks
+        ),
         "references": sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
     }
 

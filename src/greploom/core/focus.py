@@ -28,11 +28,15 @@ whole.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
 from greploom.core.budget import TokenCounter
 from greploom.core.lexical import STOPWORDS, identifier_tokens
+
+if TYPE_CHECKING:  # greploom.core.query reads a query's terms with focus_terms, here
+    from greploom.core.query import Query
 
 CONTEXT_LINES = 2  # shown around a matching line
 HEAD_LINES = 4  # at most this many lines of a signature continued over lines
@@ -46,7 +50,12 @@ def stem(word: str) -> str:
 
 def query_terms(text: str) -> frozenset[str]:
     """The stems of a query's words and identifier parts, stopwords left out."""
-    return frozenset(stem(t) for t in identifier_tokens(text) if t not in STOPWORDS and len(t) >= 3)
+    return focus_terms(identifier_tokens(text))
+
+
+def focus_terms(tokens: Iterable[str]) -> frozenset[str]:
+    """The stems of a query's tokens (:func:`identifier_tokens`), stopwords and short words left out."""
+    return frozenset(stem(t) for t in tokens if t not in STOPWORDS and len(t) >= 3)
 
 
 @attrs.frozen
@@ -58,9 +67,11 @@ class FocusQuery:
     places: frozenset[tuple[str, int]] = frozenset()
 
     @classmethod
-    def of(cls, text: str, places: Iterable[tuple[str, int]] = ()) -> FocusQuery:
-        """The focus of a query text (and the places the shell found for it)."""
-        return cls(query_terms(text), frozenset(places))
+    def of(cls, query: str | Query, places: Iterable[tuple[str, int]] = ()) -> FocusQuery:
+        """The focus of a query (as read by greploom.core.query, or its text) and the places
+        the shell found for it."""
+        terms = query_terms(query) if isinstance(query, str) else query.terms
+        return cls(terms, frozenset(places))
 
     def lines_in(self, key: str) -> frozenset[int]:
         """The file lines the query's places point at inside the definition ``key``."""

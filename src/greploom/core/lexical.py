@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 # A word: letters, digits and underscores, optionally joined by dots (a.b.c).
 _WORD = re.compile(r"[^\W\d][\w]*(?:\.[^\W\d][\w]*)*|\d+")
@@ -202,9 +202,14 @@ def code_tokens(source: str) -> tuple[str, ...]:
 
 def query_tokens(text: str) -> tuple[str, ...]:
     """Distinct tokens of a query, stopwords dropped unless nothing else is left."""
-    tokens = tuple(dict.fromkeys(identifier_tokens(text)))
-    meaningful = tuple(t for t in tokens if t not in STOPWORDS)
-    return (meaningful or tokens)[:MAX_QUERY_TOKENS]
+    return search_tokens(tuple(dict.fromkeys(identifier_tokens(text))))
+
+
+def search_tokens(distinct: Sequence[str]) -> tuple[str, ...]:
+    """The tokens searched for, of a query's distinct tokens (in order): stopwords dropped
+    unless nothing else is left, at most ``MAX_QUERY_TOKENS``."""
+    meaningful = tuple(t for t in distinct if t not in STOPWORDS)
+    return (meaningful or tuple(distinct))[:MAX_QUERY_TOKENS]
 
 
 def fts_quote(token: str) -> str:
@@ -218,7 +223,11 @@ def fts_match_expression(text: str) -> str:
     Text with no tokens gives ``""``, an empty phrase that FTS5 accepts and
     that matches nothing.
     """
-    tokens = query_tokens(text)
+    return match_expression(query_tokens(text))
+
+
+def match_expression(tokens: Sequence[str]) -> str:
+    """The FTS5 MATCH expression searching any of ``tokens`` (``""``, matching nothing, for none)."""
     if not tokens:
         return '""'
     return " OR ".join(fts_quote(t) for t in tokens)

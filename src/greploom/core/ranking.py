@@ -1,7 +1,7 @@
 """Code-aware ranking: re-score fused search candidates with signals a plain BM25 misses.
 
 Input: candidates from the lexical and vector backends (their ranks), the
-query text. Output: every candidate, re-scored and re-ordered. Nothing is
+query as read once (greploom.core.query). Output: every candidate, re-scored and re-ordered. Nothing is
 ever removed; signals only move candidates.
 
     base      = w_lex / (k + lexical_rank) + w_vec / (k + vector_rank)
@@ -43,14 +43,16 @@ lookup keeps exactly the named definitions, whole qualified names first.
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Iterable, Sequence
 
 import attrs
 
 from greploom.core.fusion import RRF_K
-from greploom.core.lexical import STOPWORDS, identifier_parts, identifier_tokens
+from greploom.core.lexical import identifier_parts, identifier_tokens
+
+# How a query reads is greploom.core.query's to say; its readers stay importable from here.
+from greploom.core.query import Query, QueryKind, as_query, named_symbols, query_kind  # noqa: F401
 
 NAME_BONUS = 0.5  # a query word found in the name, qualname or path
 DEFINITION_BOOST = 2.0  # the query names this definition outright
@@ -97,7 +99,6 @@ SYMBOL_WEIGHTS = (1.0, 0.3)  # `Session.send`, `parse_url`: names are exact
 # quality harness, higher on all six code bases; not taken, as the report says.
 NATURAL_WEIGHTS = (1.0, 1.0)
 
-_SYMBOLISH = re.compile(r"^[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*(?:\(\))?$")
 _CATEGORIES: dict[str, re.Pattern[str]] = {
     # Each language's conventions: tests/ and __tests__/ folders, test_x.py,
     # x_test.go, x_spec.rb, x_unittest.cc, x.test.ts, x.spec.js (Java's and
@@ -137,13 +138,6 @@ _ASKS_FOR: dict[str, frozenset[str]] = {
 _UNPLACED = 1 << 30  # sorts after every location rank
 
 
-class QueryKind(str, enum.Enum):
-    """How a query reads: a symbol to look up, or a question in words."""
-
-    SYMBOL = "symbol"
-    NATURAL = "natural"
-
-
 @attrs.frozen
 class Candidate:
     """A search candidate with its 1-based rank in each backend (0: absent)."""
@@ -173,20 +167,6 @@ class Ranked:
         return any(name in ("definition", "location") for name, _ in self.signals)
 
 
-def query_kind(text: str) -> QueryKind:
-    """Symbol-like: one token that looks like an identifier, dotted path or call."""
-    stripped = text.strip()
-    if _SYMBOLISH.match(stripped) and (
-        "_" in stripped
-        or "." in stripped
-        or "(" in stripped
-        or any(c.isupper() for c in stripped[1:])
-        or len(stripped.split()) == 1
-    ):
-        return QueryKind.SYMBOL
-    return QueryKind.NATURAL
-
-
 def backend_weights(kind: QueryKind) -> tuple[float, float]:
     """(lexical, vector) weights for RRF by query type."""
     return SYMBOL_WEIGHTS if kind is QueryKind.SYMBOL else NATURAL_WEIGHTS
@@ -201,29 +181,6 @@ def path_category(file: str) -> str | None:
         if pattern.search(lowered):
             return category
     return None
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(t for t in identifier_tokens(text) if t not in STOPWORDS)
-
-
-def _identifier_like(word: str) -> bool:
-    return bool(re.search(r"[_.:#(]|[a-z][A-Z]", word))
-
-
-def named_symbols(query: str) -> tuple[str, ...]:
-    """The symbols a query names, as written but dotted (``Session.send``), in query order.
-
-    In a symbol query any word counts; in a question only words written like
-    identifiers (``parse_url``, ``Session.send``, ``getValue``): "session" in
-    "where are redirects followed for a session" names no definition.
-    """
-    # Sentence punctuation is not part of a name: "... and command." names nothing.
-    words = [w.strip(".:#") for w in re.findall(r"[\w$.:#()]+", query)]
-    if query_kind(query) is QueryKind.NATURAL:
-        words = [w for w in words if _identifier_like(w)]
-    dotted = (w.rstrip("()").replace("::", ".").replace("#", ".") for w in words)
-    return tuple(dict.fromkeys(d for d in dotted if d))
 
 
 def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
@@ -262,25 +219,12 @@ def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) ->
     return tuple(key for *_, key in sorted(named))
 
 
-@attrs.frozen
-class _Query:
-    """What the signals read from a query, worked out once for all its candidates."""
-
-    kind: QueryKind
-    words: frozenset[str]
-    symbols: tuple[str, ...]
+def score_candidate(query: str | Query, candidate: Candidate, k: float = RRF_K) -> Ranked:
+    """The score of one candidate before file-level signals (a query's text is read here)."""
+    return _score(as_query(query), candidate, k)
 
 
-def _read_query(query: str) -> _Query:
-    return _Query(query_kind(query), _words(query), named_symbols(query))
-
-
-def score_candidate(query: str, candidate: Candidate, k: float = RRF_K) -> Ranked:
-    """The score of one candidate before file-level signals."""
-    return _score(_read_query(query), candidate, k)
-
-
-def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
+def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     kind, words = query.kind, query.words
     w_lex, w_vec = backend_weights(kind)
     base = 0.0
@@ -329,15 +273,18 @@ def _score(query: _Query, candidate: Candidate, k: float) -> Ranked:
 
 
 def rank_candidates(
-    query: str,
+    query: str | Query,
     candidates: Iterable[Candidate],
     *,
     k: float = RRF_K,
     per_file: int = PER_FILE,
 ) -> tuple[Ranked, ...]:
-    """Every candidate, re-scored with all signals, best first, files saturated."""
+    """Every candidate, re-scored with all signals, best first, files saturated.
+
+    ``query``: as :func:`greploom.core.query.read_query` read it, or its text, read here.
+    """
     unique = {c.key: c for c in sorted(candidates, key=lambda c: c.key)}
-    read = _read_query(query)
+    read = as_query(query)
     scored = [_score(read, c, k) for c in unique.values()]
     per_file_count: dict[str, int] = {}
     for r in scored:

@@ -37,9 +37,8 @@ from greploom.core.envelope import PackedEnvelope, pack_envelope, packing_counts
 from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.focus import FocusQuery
-from greploom.core.lexical import query_tokens
-from greploom.core.locations import query_locations
 from greploom.core.names import candidates_line
+from greploom.core.query import Query, as_query, read_query
 from greploom.core.render import SourceMode, assemble_context
 from greploom.core.summary import Tier
 from greploom.shell.config import GrepLoomConfig
@@ -266,7 +265,7 @@ class QueryEngine:
     def search(
         self,
         store: IndexStore,
-        text: str,
+        text: str | Query,
         top_k: int,
         ranking: str = "signals",
         located: Sequence[str] | None = None,
@@ -276,12 +275,13 @@ class QueryEngine:
         Lexical-only when the index has no vectors or the embedder does not answer.
         ``located``: the keys the query's places point at, when already looked up.
         """
+        query = as_query(text)
         embedder = self._embedder if store.has_vectors() else None
 
         def search(with_embedder: Embedder | None) -> list[SearchHit]:
             if ranking == "plain":
-                return hybrid_search(store, text, top_k, with_embedder)
-            return ranked_search(store, text, CANDIDATES, with_embedder, located=located)
+                return hybrid_search(store, query, top_k, with_embedder)
+            return ranked_search(store, query, CANDIDATES, with_embedder, located=located)
 
         if embedder is not None:
             try:
@@ -324,6 +324,8 @@ class QueryEngine:
         text = (text or "").strip()
         if not text and not node_ids:
             raise UsageError("give query text, or node keys/ids with --node")
+        # The text read once: the search, the places and the focus all take this value.
+        query = read_query(text) if text else None
         with self._lock, storage_faults(self.config.db_path, "read the index", self._probe):
             store = self._open()
             with store.snapshot():
@@ -341,11 +343,11 @@ class QueryEngine:
                     hits = [SearchHit(k, 1.0, 0, 0) for k in dict.fromkeys(resolved.values())]
                     mode = "nodes"
                 else:
-                    if not query_tokens(text):
+                    if query is None or not query.tokens:  # (no node ids: there is text)
                         raise UsageError("the query has no searchable words; use names or plain words")
                     # Places looked up once, for the ranking and for the header: a
                     # `path:line` the index has no file for is answered as words, and says so.
-                    placed = store.locate(query_locations(text))
+                    placed = store.locate(query.places)
                     places_not_found = [
                         f"{place.path}:{place.line}"
                         for place, keys in placed
@@ -353,7 +355,7 @@ class QueryEngine:
                     ]
                     located = list(dict.fromkeys(key for _, keys in placed for key in keys))
                     pointed = [(k, p.line) for p, keys in placed if p.line is not None for k in keys]
-                    candidates, mode = self.search(store, text, config.top_k, config.ranking, located)
+                    candidates, mode = self.search(store, query, config.top_k, config.ranking, located)
                     if adaptive:
                         selection = select([h.score for h in candidates[:CEILING]])
                         hits = candidates[: selection.kept]
@@ -389,7 +391,7 @@ class QueryEngine:
                 effective=round(selection.effective, 2),
                 mass_left_out=round(selection.mass_left_out, 4),
             )
-        focus_on = FocusQuery.of(text, pointed) if text else None
+        focus_on = FocusQuery.of(query, pointed) if query is not None else None
         return self._pack(
             config,
             nodes,

@@ -1,7 +1,9 @@
 """Search over an index: BM25 and vector candidates, fused plainly or re-ranked with code-aware signals.
 
-Both functions read the store and return ranked :class:`SearchHit` values;
-deciding how many to keep and packing them is the query use case's job.
+Both functions take the query as read once (greploom.core.query; a text is
+read at the entry), gather candidates for it from the store and return
+ranked :class:`SearchHit` values; deciding how many to keep and packing them
+is the query use case's job.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ from collections.abc import Sequence
 import attrs
 
 from greploom.core.fusion import rrf_fuse
-from greploom.core.lexical import fts_match_expression
-from greploom.core.locations import query_locations
-from greploom.core.ranking import Candidate, QueryKind, named_symbols, query_kind, rank_candidates
+from greploom.core.query import Query, QueryKind, as_query
+from greploom.core.ranking import Candidate, rank_candidates
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 
@@ -34,18 +35,20 @@ class SearchHit:
 
 
 def hybrid_search(
-    store: IndexStore, text: str, top_k: int = 5, embedder: Embedder | None = None
+    store: IndexStore, text: str | Query, top_k: int = 5, embedder: Embedder | None = None
 ) -> list[SearchHit]:
     """BM25 and (with an embedder) vector search, 2 x top-k each, fused by RRF to top-k.
 
+    ``text``: the query as read (greploom.core.query), or its text, read here.
     Raises :class:`EmbedderError` when the embedder fails; without one the
     search is lexical only.
     """
+    query = as_query(text)
     limit = top_k * FETCH_FACTOR
-    lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
+    lexical = [k for k, _ in store.search_lexical(query.match, limit)]
     lists = [lexical]
     if embedder is not None:
-        lists.append([k for k, _ in store.search_vector(embedder.embed_query(text), limit)])
+        lists.append([k for k, _ in store.search_vector(embedder.embed_query(query.text), limit)])
     return [
         SearchHit(f.key, f.score, f.ranks[0], f.ranks[1] if len(f.ranks) > 1 else 0)
         for f in rrf_fuse(lists)[:top_k]
@@ -54,7 +57,7 @@ def hybrid_search(
 
 def ranked_search(
     store: IndexStore,
-    text: str,
+    text: str | Query,
     limit: int = CANDIDATES,
     embedder: Embedder | None = None,
     *,
@@ -63,25 +66,27 @@ def ranked_search(
     """Candidates from both backends and the name lookup (``limit`` each), re-ranked with signals.
 
     Every candidate is returned, best first; the caller takes top-k or lets
-    the score distribution decide. ``located``: the keys the query's places
-    point at, when the caller has looked them up (``IndexStore.locate``);
-    looked up here otherwise. Raises :class:`EmbedderError` when the
+    the score distribution decide. ``text``: the query as read
+    (greploom.core.query), or its text, read here. ``located``: the keys
+    the query's places point at, when the caller has looked them up
+    (``IndexStore.locate``); looked up here otherwise. Raises :class:`EmbedderError` when the
     embedder fails.
     """
-    if query_kind(text) is QueryKind.NATURAL:
+    query = as_query(text)
+    if query.kind is QueryKind.NATURAL:
         # Measured on the quality harness: a question fused over 10 candidates per
         # backend ranks better than over 30 (the tails add noise, not answers).
         limit = min(limit, NATURAL_CANDIDATES)
-    lexical = [k for k, _ in store.search_lexical(fts_match_expression(text), limit)]
-    vector = [k for k, _ in store.search_vector(embedder.embed_query(text), limit)] if embedder else []
+    lexical = [k for k, _ in store.search_lexical(query.match, limit)]
+    vector = [k for k, _ in store.search_vector(embedder.embed_query(query.text), limit)] if embedder else []
     # The definitions the query names, looked up by name: BM25 alone can miss
     # them (the symbol query `Flask` did not find class Flask in its top 30:
     # the word is in most of flask's rows, so its IDF is nil, and the class's
     # 57,000 characters of body outweigh its name).
-    named = store.definitions_named(named_symbols(text)[:NAMED_SYMBOLS], limit)
+    named = store.definitions_named(query.symbols[:NAMED_SYMBOLS], limit)
     # The definitions the query's places point at (`adapters.py:412`, a traceback).
     if located is None:
-        located = store.definitions_at(query_locations(text))
+        located = store.definitions_at(query.places)
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
@@ -103,5 +108,5 @@ def ranked_search(
     ]
     return [
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
-        for r in rank_candidates(text, candidates)
+        for r in rank_candidates(query, candidates)
     ]
