@@ -25,7 +25,8 @@ Metrics: NDCG@10, recall@1/5/10, MRR (ranked list; adaptive ranks as
 signals), hit within budget (a target's block, with its source when the CPG
 has source, not cut and not as a one-line reference, is in the packed
 context at 1k/2k/4k tokens; fixed modes pack
-top-5 hits expanded one hop with source), mean tokens per query and per hit
+top-5 hits expanded one hop, as `greploom query` does by default: the hits'
+code, focused when whole does not fit, the neighbours' summaries), mean tokens per query and per hit
 at 2k, mean query latency (search + context at 2k, warm).
 """
 
@@ -52,9 +53,10 @@ from greploom.core.adaptive import CEILING, select
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError
 from greploom.core.expand import expand_hits
+from greploom.core.focus import FocusQuery
 from greploom.core.fusion import rrf_fuse
 from greploom.core.lexical import fts_match_expression
-from greploom.core.render import assemble_context
+from greploom.core.render import SourceMode, assemble_context
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import LocalEmbedder
 from greploom.shell.indexing import run_index
@@ -73,6 +75,11 @@ SELECT_OPTIONS: dict[str, float] = {}  # --temperature / --mass, for calibration
 # --model-dir: a directory with model.onnx and tokenizer.json (GREPLOOM_LOCAL_MODEL_DIR's
 # format) to index and query with instead of the bundled model; its indexes are kept apart.
 MODEL: dict[str, Path] = {}
+# Big hits show the lines that answer the query (greploom.core.focus), as greploom
+# query does; --no-focus measures whole-or-summary blocks, as before focusing.
+FOCUS = {"on": True}
+# --source all measures `greploom query --include-source` (code for neighbours too).
+SOURCE = {"mode": SourceMode.HITS}
 
 
 def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
@@ -153,12 +160,16 @@ class Runner:
         hits = ranked_search(self.store, text, CANDIDATES, self.embedder)
         return [(h.key, h.score) for h in hits]
 
-    def context(self, mode: str, ranked: list[tuple[str, float]], budget: int) -> Any:
+    def context(self, mode: str, ranked: list[tuple[str, float]], budget: int, query: str = "") -> Any:
         keep = TOP_K
         if mode == "adaptive":
             keep = select([s for _, s in ranked[:CEILING]], **SELECT_OPTIONS).kept
         nodes = expand_hits([k for k, _ in ranked[:keep]], self.graph, DEPTH)
-        return assemble_context(nodes, budget, count_tokens, include_source=True), nodes
+        focus_on = FocusQuery.of(query) if FOCUS["on"] else None
+        # The default answer of `greploom query`: the hits' code (focused when a whole
+        # definition does not fit), the neighbours' summaries.
+        packing = assemble_context(nodes, budget, count_tokens, SOURCE["mode"], focus_on=focus_on)
+        return packing, nodes
 
 
 def target_of(qualname: str, targets: set[str]) -> str | None:
@@ -177,7 +188,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
     targets = set(query["targets"])
     start = time.perf_counter()
     ranked = runner.ranked(mode, query["query"])
-    packing, nodes = runner.context(mode, ranked, 2000)
+    packing, nodes = runner.context(mode, ranked, 2000, query["query"])
     latency = time.perf_counter() - start
     # A target counts once, at its best rank: several nodes may share a qualified
     # name (overloads in .pyi stubs, redefinitions in branches), and a definition
@@ -211,7 +222,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
     }
     by_key = {n.ref.key: n for n in nodes}
     for budget in BUDGETS:
-        pack = packing if budget == 2000 else runner.context(mode, ranked, budget)[0]
+        pack = packing if budget == 2000 else runner.context(mode, ranked, budget, query["query"])[0]
         out[f"hit{budget}"] = any(
             target_of(runner.qualnames.get(p.block.key, ""), targets) is not None
             and not p.cut
@@ -331,6 +342,10 @@ def main() -> int:
     parser.add_argument("--mode", action="append", choices=ALL_MODES, help="only these modes")
     parser.add_argument("--temperature", type=float, help="adaptive selection temperature (calibration)")
     parser.add_argument("--mass", type=float, help="adaptive selection mass (calibration)")
+    parser.add_argument("--no-focus", action="store_true", help="no focused sources (whole or summary)")
+    parser.add_argument(
+        "--source", choices=("hits", "all"), default="hits", help="which blocks show code (default: hits)"
+    )
     parser.add_argument(
         "--model-dir", type=Path, help="index and query with this local model (model.onnx, tokenizer.json)"
     )
@@ -338,6 +353,8 @@ def main() -> int:
     if args.model_dir:
         MODEL["dir"] = args.model_dir.resolve()
         args.no_report = True  # the committed report is the bundled model's
+    FOCUS["on"] = not args.no_focus
+    SOURCE["mode"] = SourceMode(args.source)
     if args.temperature:
         SELECT_OPTIONS["temperature"] = args.temperature
     if args.mass:
