@@ -187,4 +187,9 @@ def focus(
                 if cost(kept | {i}) > budget:
                     break
                 kept.add(i)
+    # A one-line gap costs about what its marker does: show the line where it fits.
+    for i in range(len(lines)):
+        alone = i not in kept and (i == 0 or i - 1 in kept) and (i == len(lines) - 1 or i + 1 in kept)
+        if alone and cost(kept | {i}) <= budget:
+            kept.add(i)
     return render_kept(lines, kept, first_line, members)

@@ -20,8 +20,9 @@ from greploom.core.summary import Tier
 # Bump when the hashed parts or the summary rules change (2: notes in embed text;
 # 3: honest call links, owners in names, module text, definitions added from the parse;
 # 4: module text without its definitions' first lines, undocumented code's `uses:` words;
-# 5: `uses:` outside Python only, none from module text, own-module callees unprefixed).
-HASH_VERSION = "5"
+# 5: `uses:` outside Python only, none from module text, own-module callees unprefixed;
+# 6: a module's successive elided definitions as one marker).
+HASH_VERSION = "6"
 
 
 def content_hash(embed_text: str, source_text: str | None, tier: Tier) -> str:

@@ -61,7 +61,15 @@ def module_outline(text: str, spans: Iterable[tuple[int, int]]) -> str:
         row += 1
     while out and not out[-1].strip():
         out.pop()
-    return "\n".join(out)
+    # Definitions one after another, blank lines between: one marker for them all.
+    merged: list[str] = []
+    for line in out:
+        repeats = len(merged) >= 2 and not merged[-1].strip() and merged[-2] == line
+        if line.strip() == "..." and repeats:
+            merged.pop()
+            continue
+        merged.append(line)
+    return "\n".join(merged)
 
 
 def _span(node: CpgNode) -> tuple[int, int] | None:
