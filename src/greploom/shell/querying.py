@@ -4,11 +4,10 @@ gather  BM25 and vector candidates from the index (2 x top-k each), or the
         nodes asked for by key or CPG id; the stored graph around them (or a
         CPG file given with ``--cpg``);
 decide  RRF fusion, expansion with relevance decay, greedy packing (core);
-act     return the context text and the JSON envelope, each packed to the
-        budget for itself (a JSON result carries more than its text: packed
-        with the text's costs the envelope ran to many times the budget), so
-        each states its own counts; a budget too small for either is a usage
-        error naming the smallest that answers, found by packing.
+act     return a :class:`~greploom.shell.answer.QueryAnswer`: the context
+        text and the JSON envelope, each packed to the budget for itself when
+        first asked for (``shell.answer``), with the metadata they state
+        (``shell.answer_meta``).
 
 Nodes asked for by name take a stable key, a CPG id, or a qualified name (or
 a dotted suffix of one) that names one definition; a name naming several is
@@ -21,26 +20,22 @@ call. It reopens the store when the index file was replaced underneath it.
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
-import greploom
 from greploom.core.adaptive import CEILING, Selection, select
-from greploom.core.budget import Packing, smallest_budget
-from greploom.core.envelope import PackedEnvelope, pack_envelope, packing_counts
+from greploom.core.envelope import PackedEnvelope, pack_envelope
 from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.focus import FocusQuery
 from greploom.core.names import candidates_line
 from greploom.core.query import Query, as_query, read_query
-from greploom.core.render import SourceMode, assemble_context
+from greploom.core.render import SourceMode
 from greploom.core.summary import Tier
+from greploom.shell.answer import QueryAnswer, TextAnswer, header_line, pack_text
+from greploom.shell.answer_meta import query_metadata
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
@@ -48,144 +43,14 @@ from greploom.shell.guard import clip
 from greploom.shell.index_state import recorded_identity
 from greploom.shell.ports import Embedder, TokenCounter
 from greploom.shell.rows import cpg_graph
-from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
 
-
-@attrs.frozen
-class TextAnswer:
-    """The context as printed, the packing it shows and the numbers its header states."""
-
-    text: str
-    packing: Packing
-    metadata: dict[str, Any]
-
-
-class QueryAnswer:
-    """What a query produced: the context as text and as the JSON envelope, each within the budget.
-
-    Each is packed for itself when first asked for (the CLI prints one, the
-    MCP server sends both). One the budget cannot hold raises
-    :class:`UsageError` naming the smallest budget that can, found by packing.
-    """
-
-    def __init__(
-        self,
-        *,
-        nodes: tuple[ExpandedNode, ...],
-        hits: tuple[SearchHit, ...],
-        budget: int,
-        unknown_nodes: Sequence[str],
-        places_not_found: Sequence[str],
-        text_at: Callable[[int], TextAnswer | None],
-        json_at: Callable[[int], PackedEnvelope | None],
-    ) -> None:
-        self.nodes = nodes
-        self.hits = hits
-        self.budget = budget
-        self.unknown_nodes = tuple(unknown_nodes)
-        self.places_not_found = tuple(places_not_found)
-        self._text_at = functools.lru_cache(maxsize=None)(text_at)
-        self._json_at = functools.lru_cache(maxsize=None)(json_at)
-
-    def _too_small(self, what: str, answers: Callable[[int], bool]) -> UsageError:
-        least = smallest_budget(answers, self.budget)
-        can = f"the smallest that can is {least} tokens" if least else "no budget can"
-        tokens = "token" if self.budget == 1 else "tokens"
-        return UsageError(f"a budget of {self.budget} {tokens} cannot hold this answer{what}; {can}")
-
-    @functools.cached_property
-    def _text(self) -> TextAnswer:
-        got = self._text_at(self.budget)
-        if got is None:
-            raise self._too_small("", lambda b: self._text_at(b) is not None)
-        return got
-
-    @functools.cached_property
-    def _json(self) -> PackedEnvelope:
-        got = self._json_at(self.budget)
-        if got is None:
-            raise self._too_small(" as JSON", lambda b: self._json_at(b) is not None)
-        return got
-
-    @property
-    def text(self) -> str:
-        """The context as ``greploom query`` prints it, header first."""
-        return self._text.text
-
-    @property
-    def packing(self) -> Packing:
-        """The packing the text shows."""
-        return self._text.packing
-
-    @property
-    def envelope(self) -> dict[str, Any]:
-        """The JSON envelope, as ``greploom query --format json`` prints it."""
-        return self._json.envelope
-
-    @property
-    def json_packing(self) -> Packing:
-        """The packing the envelope shows."""
-        return self._json.packing
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The envelope's metadata."""
-        meta: dict[str, Any] = self.envelope["metadata"]
-        return meta
-
-    def both(self) -> tuple[str, dict[str, Any]]:
-        """Text and envelope, for a caller sending both (MCP): the error names a budget for both."""
-        if self._text_at(self.budget) is None or self._json_at(self.budget) is None:
-            raise self._too_small(
-                " as text and JSON",
-                lambda b: self._text_at(b) is not None and self._json_at(b) is not None,
-            )
-        return self.text, self.envelope
-
-
-def _age(indexed_at: str | None, now: dt.datetime) -> tuple[int | None, str]:
-    if not indexed_at:
-        return None, "unknown"
-    try:
-        then = dt.datetime.fromisoformat(indexed_at)
-    except ValueError:
-        return None, "unknown"
-    seconds = max(0, int((now - then).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return seconds, f"{seconds // size}{unit}"
-    return seconds, f"{seconds}s"
-
-
-def header_line(meta: Mapping[str, Any]) -> str:
-    """The honesty header above a context: mode, embedder, tokens, cuts, index age."""
-    if meta["search_mode"] == "nodes":
-        what = f"{len(meta['node_ids'])} requested nodes"
-    else:
-        what = f"{meta['search_mode']} search"
-    unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""
-    if meta.get("places_not_found"):
-        unknown += f" | place not found: {', '.join(meta['places_not_found'])}"
-    if "kept" in meta:
-        unknown = (
-            f" | adaptive: kept {meta['kept']} of {meta['candidates']} candidates "
-            f"(effective {meta['effective']}, {meta['mass_left_out']:.0%} of weight left out)" + unknown
-        )
-    # Blocks too long for the budget left are shown shorter (a hit as its summary or
-    # its one-line reference, a neighbour without source): say how many.
-    shortened = ""
-    if meta.get("shortened"):
-        shortened = f" | shortened: {meta['shortened']} ({meta['references']} to references)"
-    return (
-        f"# greploom: {what} | {meta['results']} results from {meta['hits']} hits | "
-        f"{meta['tokens_used']}/{meta['budget']} tokens | truncated: "
-        f"{'yes' if meta['truncated'] else 'no'} | dropped: {meta['dropped']}{shortened} | "
-        f"embedder: {meta['embedder'] or 'none'} | index age: {meta['index_age']}{unknown}"
-    )
+# QueryAnswer, TextAnswer and header_line live in shell.answer; re-exported so
+# `from greploom.shell.querying import ...` keeps working.
+__all__ = ["QueryAnswer", "QueryEngine", "TextAnswer", "header_line", "run_query"]
 
 
 class QueryEngine:
@@ -374,7 +239,9 @@ class QueryEngine:
                     stored.prefetch(h.key for h in hits)
                     graph = stored
                 nodes = expand_hits([h.key for h in hits], graph, config.depth)
-            meta = self._metadata(
+            meta = query_metadata(
+                self._meta,
+                self._embedder_error,
                 config=config,
                 text=text,
                 node_ids=node_ids,
@@ -402,49 +269,6 @@ class QueryEngine:
             focus_on=focus_on,
         )
 
-    def _metadata(
-        self,
-        *,
-        config: GrepLoomConfig,
-        text: str,
-        node_ids: Sequence[str],
-        mode: str,
-        hits: Sequence[SearchHit],
-        unknown: Sequence[str],
-        cpg_path: Path | None,
-        places_not_found: Sequence[str] = (),
-    ) -> dict[str, Any]:
-        now = dt.datetime.now(dt.timezone.utc)
-        age_seconds, age = _age(self._meta.get("indexed_at"), now)
-        identity = recorded_identity(self._meta)
-        return {
-            "query": text or None,
-            "node_ids": list(node_ids),
-            "search_mode": mode,
-            "embedder": identity.describe() if identity else None,
-            "embedder_error": self._embedder_error if mode == "lexical-only" else None,
-            "greploom_version": greploom.__version__,
-            "index_greploom_version": self._meta.get("greploom_version"),
-            "index_schema_version": SCHEMA_VERSION,
-            "treeloom_version": self._meta.get("treeloom_version"),
-            "tier": self._meta.get("tier"),
-            "index_created_at": self._meta.get("created_at"),
-            "index_indexed_at": self._meta.get("indexed_at"),
-            "index_age_seconds": age_seconds,
-            "index_age": age,
-            "index_path": str(config.db_path),
-            "graph": f"cpg:{cpg_path}" if cpg_path else "index",
-            "top_k": config.top_k,
-            "ranking": config.ranking,
-            "context": "adaptive" if config.context == "adaptive" and not node_ids else "fixed",
-            "depth": config.depth,
-            "budget": config.budget,
-            "tokenizer": "cl100k_base",
-            "hits": len(hits),
-            "unknown_nodes": list(unknown),
-            "places_not_found": list(places_not_found),
-        }
-
     def _pack(
         self,
         config: GrepLoomConfig,
@@ -460,8 +284,14 @@ class QueryEngine:
             meta["note"] = "no code matched; try other words, a symbol name, or `greploom status`"
 
         def text_at(budget: int) -> TextAnswer | None:
-            return self._pack_text(
-                meta, nodes, budget, include_source=include_source, cut_hits=cut_hits, focus_on=focus_on
+            return pack_text(
+                meta,
+                nodes,
+                budget,
+                self.count,
+                include_source=include_source,
+                cut_hits=cut_hits,
+                focus_on=focus_on,
             )
 
         def json_at(budget: int) -> PackedEnvelope | None:
@@ -485,62 +315,6 @@ class QueryEngine:
             json_at=json_at,
         )
 
-    def _pack_text(
-        self,
-        base: Mapping[str, Any],
-        nodes: tuple[ExpandedNode, ...],
-        budget: int,
-        *,
-        include_source: bool | SourceMode,
-        cut_hits: bool,
-        focus_on: FocusQuery | None = None,
-    ) -> TextAnswer | None:
-        """The context in ``budget`` tokens as printed (header and final newline included), or None.
-
-        None when the budget cannot answer: not one block fits beside the
-        header (or, with nothing matched, the header and its note do not).
-        Room is reserved for the header at its widest; the header states its
-        own token count, so that number is settled on the emitted whole, and
-        the reserve widened in the rare case the whole ran over.
-        """
-        meta = dict(base, budget=budget)
-        widest = len(nodes)
-        worst = dict(meta, results=widest, tokens_used=budget, truncated=True, dropped=widest)
-        worst.update(shortened=widest, references=widest)
-        reserve = self.count(header_line(worst) + "\n\n")
-        while reserve < budget:
-            packing = assemble_context(
-                nodes, budget, self.count, include_source, reserve, cut_hits=cut_hits, focus_on=focus_on
-            )
-            if nodes and not packing.blocks:
-                return None
-            meta.update(packing_counts(packing), tokens_used=packing.tokens_used)
-            text, used = self._settle(meta, packing)
-            if used <= budget:
-                return TextAnswer(text, packing, meta)
-            if not packing.blocks:
-                return None
-            reserve += used - budget
-        return None
-
-    def _settle(self, meta: dict[str, Any], packing: Packing) -> tuple[str, int]:
-        """The composed text with ``tokens_used`` stating its own count, and the count it states.
-
-        The count settles in a step or two (only its digits move it); were it
-        to flip between two counts, the stated one only rises from then on,
-        ending at a ceiling of the true count.
-        """
-        seen: set[int] = set()
-        rising = False
-        while True:
-            text = _compose(meta, packing)
-            used = self.count(text)
-            if used == meta["tokens_used"] or (rising and used <= meta["tokens_used"]):
-                return text, int(meta["tokens_used"])
-            rising = rising or used in seen
-            seen.add(used)
-            meta["tokens_used"] = max(used, meta["tokens_used"]) if rising else used
-
 
 def _resolve(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:
     """Each id that names a node, to its key: a key or CPG id, else a name naming one definition.
@@ -561,12 +335,6 @@ def _resolve(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:
                 "pass one of these keys"
             )
     return resolved
-
-
-def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
-    """Header, then the packed blocks (or the note saying why there are none)."""
-    body = packing.text or str(meta.get("note", ""))
-    return header_line(meta) + "\n\n" + body + "\n"
 
 
 def run_query(
