@@ -188,14 +188,15 @@ def test_assigned_functions_are_found_by_the_name_the_code_writes(sample_dir: Pa
 
 def test_unfit_files_are_left_out_with_one_line_each(tmp_path: Path) -> None:
     """A binary file, a 10 MB minified bundle and a file that is not UTF-8: one warning line
-    each, no traceback, and the rest of the directory indexed."""
+    each, no traceback, and the rest of the directory indexed. (Named `*.min.js`, a bundle is
+    left out by its name before it is read: tests/shell/test_ignore_rules.py.)"""
     project = tmp_path / "project"
     project.mkdir()
     (project / "app.js").write_text("/** Start the app. */\nfunction start() {\n  return 1;\n}\n")
     (project / "logo.js").write_bytes(b"\x00\x01PNG\x00function x() {}")
     bundle = "".join(f"function f{i}(a){{return a+{i}}}" for i in range(400_000))
-    (project / "vendor.min.js").write_text(bundle[: 10 * 1024 * 1024 - 1] + "\n")
-    (project / "small.min.js").write_text(bundle[: 1024 * 1024] + "\n")
+    (project / "generated.js").write_text(bundle[: 10 * 1024 * 1024 - 1] + "\n")
+    (project / "packed.js").write_text(bundle[: 1024 * 1024] + "\n")
     (project / "latin1.js").write_bytes(b"// caf\xe9\nfunction menu() {\n  return 2;\n}\n")
     done = cli("index", project, "--db", tmp_path / "p.db", "--provider", "none")
     assert done.code == 0, done.err
@@ -203,12 +204,12 @@ def test_unfit_files_are_left_out_with_one_line_each(tmp_path: Path) -> None:
     lines = done.err.splitlines()
     left_out = [line for line in lines if "left out, neither parsed nor indexed" in line]
     assert len(left_out) == 1
-    assert "logo.js (binary)" in left_out[0] and "vendor.min.js (larger than 4 MiB)" in left_out[0]
-    assert "small.min.js (minified: a line over 5000 characters)" in left_out[0]
+    assert "logo.js (binary)" in left_out[0] and "generated.js (larger than 4 MiB)" in left_out[0]
+    assert "packed.js (minified: a line over 5000 characters)" in left_out[0]
     assert any("not valid UTF-8" in line and "latin1.js" in line for line in lines)
     found = cli("query", "menu", "--db", tmp_path / "p.db")
     assert "function latin1.menu (latin1.js:2)" in found.out
-    assert "vendor" not in cli("query", "f123", "--db", tmp_path / "p.db").out
+    assert "generated" not in cli("query", "f123", "--db", tmp_path / "p.db").out
 
 
 def test_a_long_file_no_parser_reads_is_indexed_in_sections(tmp_path: Path) -> None:

@@ -77,9 +77,17 @@ def index(
     ollama_url: str | None = None,
     embedding_url: str | None = None,
     source_root: Path | None = None,
+    exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
+    include_vendored: Annotated[bool, Parameter(negative=())] = False,
     force: bool = False,
 ) -> int:
     """Index a CPG JSON file, or a source directory (built with treeloom first).
+
+    A source directory's ``.gitignore`` files (each for its own folder's subtree, as git
+    reads them), its ``.greploomignore`` files (same syntax) and ``--exclude`` decide which
+    files are indexed; vendored and built trees (``vendor/``, ``third_party/``,
+    ``node_modules/``, ``dist/``, ``build/``, ``*.min.js``) are left out unless
+    ``--include-vendored``. The run says how many files each left out.
 
     Parameters
     ----------
@@ -100,6 +108,12 @@ def index(
     source_root
         For a CPG file: the directory treeloom built it from. treeloom records no source for
         JavaScript, TypeScript, Go, Rust, C and C++; greploom reads it from these files.
+    exclude
+        For a source directory: leave out the files this pattern matches (gitignore syntax,
+        relative to the directory: ``gen/``, ``*.pb.go``, ``/scripts``); repeatable.
+    include_vendored
+        For a source directory: index vendored and built trees too (``vendor/``,
+        ``third_party/``, ``node_modules/``, ``dist/``, ``build/``, minified bundles).
     force
         Re-embed every node, e.g. after switching embedders.
     """
@@ -113,6 +127,8 @@ def index(
         ollama_url=ollama_url,
         embedding_url=embedding_url,
         source_root=source_root,
+        exclude=tuple(exclude) if exclude else None,
+        include_vendored=include_vendored or None,
     )
     progress = _progress_bar if sys.stderr.isatty() else None
     result = run_index(path, config, progress, force=force)

@@ -52,6 +52,10 @@ class GrepLoomConfig:
     depth: int = 1
     local_model_dir: Path | None = None
     source_root: Path | None = None  # where treeloom built a CPG file (a directory indexed is its own)
+    # Which files of a source directory are indexed (greploom.core.ignore): more
+    # patterns to leave out, and whether vendored and built trees are kept.
+    exclude: tuple[str, ...] = ()
+    include_vendored: bool = False
     ranking: str = "signals"  # or "plain": RRF only
     context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
     query_timeout: float = QUERY_TIMEOUT_S  # seconds a query waits for the embedder
@@ -117,6 +121,8 @@ class GrepLoomConfig:
         for key in ("db_path", "local_model_dir", "source_root"):
             if key in given:
                 given[key] = Path(given[key])
+        if "exclude" in given:
+            given["exclude"] = tuple(str(p) for p in given["exclude"])
         config = attrs.evolve(self, **given)
         config.validate()
         return config

@@ -1,6 +1,7 @@
 """The index use case: gather the CPG and the stored state, let the core plan, apply it.
 
-gather  read the CPG (building it with treeloom for a source directory),
+gather  read the CPG (for a source directory, building it with treeloom from
+        the files its ignore rules keep: greploom.shell.source_files),
         read the stored (key, hash) pairs and the recorded embedder;
 decide  keys, summaries, hashes, graph contexts and the re-index plan (core);
 act     embed what changed in batches (each committed to ``pending``), then
@@ -22,6 +23,7 @@ import apsw
 import attrs
 
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
+from greploom.core.ignore import IgnoreRules, left_out_counts
 from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
@@ -33,7 +35,7 @@ from greploom.shell.ports import Embedder, Progress
 from greploom.shell.rows import compute_rows
 from greploom.shell.schema import NodeRow
 from greploom.shell.serde import check_cpg_file
-from greploom.shell.source_files import sources_digest, unfit_files
+from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import build_cpg_with_treeloom
 
@@ -54,9 +56,32 @@ def run_index(
     source = Path(path)
     if not source.exists():
         raise CpgError(f"nothing to index at {source}: no such file or directory")
+    if not source.is_dir() and (config.exclude or config.include_vendored):
+        flag = "--exclude" if config.exclude else "--include-vendored"
+        raise UsageError(
+            f"{flag} chooses the files of a source directory, and {source} is a CPG file: "
+            "pass the directory, or choose the files when running `treeloom build`"
+        )
+    if config.exclude:
+        IgnoreRules.create(config.exclude)  # a bad pattern is bad usage, before anything is written
     db_path = config.db_path
-    with storage_faults(db_path, "write the index"), index_lock(db_path):
-        return _locked_run(source, config, progress, force=force, started=started)
+    with storage_faults(db_path, "write the index"):
+        make_index_dir(db_path.parent)
+        with index_lock(db_path):
+            return _locked_run(source, config, progress, force=force, started=started)
+
+
+def make_index_dir(folder: Path) -> None:
+    """Create the index's folder when it is missing, with a ``.gitignore`` of ``*`` in it,
+    so that it never shows in ``git status``; an existing folder is left as it is."""
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with (folder / ".gitignore").open("x", encoding="utf-8") as handle:
+            handle.write("# created by greploom: the index is not source\n*\n")
+    except FileExistsError:
+        pass
 
 
 def _locked_run(
@@ -64,22 +89,12 @@ def _locked_run(
 ) -> IndexResult:
     """The run itself, holding the index's lock."""
     db_path = config.db_path
-    if source.is_dir():
-        cpg_path, built_warnings = build_cpg_with_treeloom(
-            source,
-            db_path.with_name(db_path.stem + ".cpg.json"),
-            exclude=[name for name, _why in unfit_files(source)],
-        )
-        source_root: Path | None = source.resolve()
-    else:
-        cpg_path = source
-        source_root = config.source_root.resolve() if config.source_root else None
-        built_warnings = ()
-        check_cpg_file(cpg_path)
-    if source_root is not None and not source_root.is_dir():
-        raise UsageError(f"the source root {source_root} is not a directory")
+    cpg_path, built_warnings, selection = _gather_cpg(source, config)
+    source_root = selection.root if selection is not None else None
+    note = selection.note() if selection is not None and source.is_dir() else None
+    left_out = (note,) if note else ()
     digest = sha256_of(cpg_path)
-    files_digest = sources_digest(source_root)
+    files_digest = sources_digest(selection)
     unchanged = unchanged_run(db_path, config, digest, files_digest, source_root, force=force)
     if unchanged is not None:
         return attrs.evolve(
@@ -87,13 +102,15 @@ def _locked_run(
             cpg_path=cpg_path,
             seconds=time.monotonic() - started,
             warnings=(*built_warnings, *unchanged.warnings),
+            notes=left_out,
         )
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
-        cpg_path, config.tier, source_root, walk=True
+        cpg_path, config.tier, source_root, walk=True, files=selection.files if selection else None
     )
     warnings = (*built_warnings, *warnings)
+    notes = (*left_out, *notes)
     if source.is_dir() and not rows:
-        warnings = (*warnings, f"treeloom found no supported source files in {source}")
+        warnings = (*warnings, _nothing_found(source, selection))
     store, set_aside = _open_for_run(db_path, source, force=force)
     if set_aside is not None:
         warnings = (*warnings, f"the index was damaged: moved it to {set_aside} and built a new one")
@@ -169,6 +186,34 @@ def _locked_run(
         warnings=warnings,
         notes=notes,
     )
+
+
+def _gather_cpg(source: Path, config: GrepLoomConfig) -> tuple[Path, tuple[str, ...], SourceSet | None]:
+    """The CPG to index (built by treeloom for a source directory), the build's warnings,
+    and the files the run reads (None: a CPG file without a source root)."""
+    if source.is_dir():
+        selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
+        db_path = config.db_path
+        cpg_path, built_warnings = build_cpg_with_treeloom(
+            source, db_path.with_name(db_path.stem + ".cpg.json"), files=treeloom_files(selection)
+        )
+        return cpg_path, built_warnings, selection
+    check_cpg_file(source)
+    source_root = config.source_root.resolve() if config.source_root else None
+    if source_root is None:
+        return source, (), None
+    if not source_root.is_dir():
+        raise UsageError(f"the source root {source_root} is not a directory")
+    return source, (), select_sources(source_root)
+
+
+def _nothing_found(source: Path, selection: SourceSet | None) -> str:
+    """Why a source directory gave no node: no code files, or the rules left them all out."""
+    if selection is not None and not selection.files and selection.left_out:
+        total = sum(n for _why, n in selection.left_out)
+        counts = left_out_counts(dict(selection.left_out), selection.vendored)
+        return f"found no source files to index in {source}; the ignore rules left out all {total}: {counts}"
+    return f"found no supported source files in {source}"
 
 
 def _open_for_run(db_path: Path, source: Path, *, force: bool) -> tuple[IndexStore, Path | None]:

@@ -82,6 +82,7 @@ INDEX_SCHEMA: dict[str, Any] = {
         "cpg_path": {"type": "string"},
         "embedder": {"type": "string"},
         "warnings": {"type": "array", "items": {"type": "string"}},
+        "notes": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["total", "embedded", "unchanged", "repointed", "deleted", "failed"],
 }
@@ -205,13 +206,26 @@ class GreploomService:
         )
 
     def index(
-        self, path: str, db_path: str | None, tier: str, force: bool, source_root: str | None = None
+        self,
+        path: str,
+        db_path: str | None,
+        tier: str,
+        force: bool,
+        source_root: str | None = None,
+        exclude: list[str] | None = None,
+        include_vendored: bool = False,
     ) -> dict[str, Any]:
         """index_code's result."""
         source = self.guard.check(path, "path")
         db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path
         root = self.guard.check(source_root, "source_root") if source_root else None
-        config = self.settings.config.with_overrides(db_path=db, tier=tier, source_root=root)
+        config = self.settings.config.with_overrides(
+            db_path=db,
+            tier=tier,
+            source_root=root,
+            exclude=tuple(exclude) if exclude else None,
+            include_vendored=include_vendored or None,
+        )
         result = run_index(source, config, force=force)
         return {
             "total": result.total,
@@ -349,9 +363,27 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
                 "the source treeloom does not record (JavaScript, TypeScript, Go, Rust, C, C++)."
             ),
         ] = None,
+        exclude: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=1000)]] | None,
+            Field(
+                max_length=1000,
+                description="For a source directory: more files to leave out, as gitignore patterns "
+                "relative to it ('gen/', '*.pb.go'). Its .gitignore and .greploomignore files apply too.",
+            ),
+        ] = None,
+        include_vendored: Annotated[
+            bool,
+            Field(
+                description="For a source directory: index vendored and built trees too (vendor/, "
+                "third_party/, node_modules/, dist/, build/, minified bundles), left out by default."
+            ),
+        ] = False,
     ) -> ToolResult:
         """Index or re-index code incrementally; searches keep answering while it runs."""
-        result = run("index_code", lambda: service.index(path, db_path, tier, force, source_root))
+        result = run(
+            "index_code",
+            lambda: service.index(path, db_path, tier, force, source_root, exclude, include_vendored),
+        )
         return ToolResult(
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )

@@ -7,6 +7,7 @@ an index run would store: the same definitions, summaries and call links.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
@@ -93,7 +94,12 @@ def row_of(ctx: NodeContext, content_hash: str) -> NodeRow:
 
 
 def compute_rows(
-    cpg_path: Path, tier: Tier, source_root: Path | None = None, *, walk: bool = False
+    cpg_path: Path,
+    tier: Tier,
+    source_root: Path | None = None,
+    *,
+    walk: bool = False,
+    files: Sequence[str] | None = None,
 ) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str, tuple[str, ...]]:
     """Decide, with the core, every row an index of this CPG holds (plus embed texts).
 
@@ -103,9 +109,10 @@ def compute_rows(
     ``source_root`` is the directory treeloom built: the files under it give
     the source of definitions the CPG holds none for, the definitions treeloom
     does not emit and each module's own text; with ``walk``, also the files
-    treeloom skipped (greploom.shell.sources).
+    treeloom skipped (greploom.shell.sources): of ``files``, the ones the run's
+    walk chose, or by default those the default ignore rules keep.
     """
-    data, report = read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root, walk=walk)
+    data, report = read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root, walk=walk, files=files)
     graph, resolved = resolve(data, tier)
     rows = {c.ref.key: row_of(c, resolved.hashes[c.ref.key]) for c in resolved.contexts}
     embed_texts = resolved.embed_texts

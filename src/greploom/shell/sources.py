@@ -24,7 +24,7 @@ on disk the CPG data keeps for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
@@ -149,13 +149,17 @@ def _listed(items: Iterable[str], limit: int = 5) -> str:
     return ", ".join(shown[:limit]) + (f" (+{rest} more)" if rest > 0 else "")
 
 
-def read_sources(data: CpgData, root: Path | None, *, walk: bool = False) -> tuple[CpgData, SourceReport]:
+def read_sources(
+    data: CpgData, root: Path | None, *, walk: bool = False, files: Sequence[str] | None = None
+) -> tuple[CpgData, SourceReport]:
     """The CPG with what the files under ``root`` add to it (unchanged without a root).
 
     With ``walk`` (what index runs do: the root is the directory treeloom
     built), the code files under it that the CPG lacks are indexed too, each
     from its parse or as a module holding its text: treeloom skips a file
-    whole for one syntax error, and has no parser for many languages.
+    whole for one syntax error, and has no parser for many languages. The
+    code files are ``files`` (the run's walk chose them), else those the
+    default ignore rules keep (greploom.shell.source_files.code_files).
     """
     candidates = [n for n in data.nodes if needs_source(n)]
     bodiless = [n.file for n in candidates if n.attr("source_text") is None]
@@ -163,7 +167,8 @@ def read_sources(data: CpgData, root: Path | None, *, walk: bool = False) -> tup
     on_disk = dict(data.renamed_files)  # escaped name -> the name that opens the file
     named = {n.file for n in data.nodes if n.file}
     missing: set[str] = set()
-    for found in code_files(root) if walk and root is not None else ():
+    walked = (files if files is not None else code_files(root)) if walk and root is not None else ()
+    for found in walked:
         shown = valid_text(found)  # a name that is not UTF-8 is shown escaped, as the CPG reader does
         if shown not in named:
             missing.add(shown)
