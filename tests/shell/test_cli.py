@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -347,3 +349,39 @@ def test_warm_engine_reads_a_cpg_once(indexed: Path, pyshop_cpg: Path, tmp_path:
         assert len(reads) == 2
     finally:
         engine.close()
+
+
+# What a CLI process may have imported when it exits, of the modules a query should not need.
+HEAVY = (
+    "httpx",
+    "numpy",
+    "onnxruntime",
+    "tokenizers",
+    "sqlite_vec",
+    "greploom.shell.embed_http",
+    "greploom.shell.indexing",
+    "greploom.shell.index_state",
+    "greploom.shell.rows",
+    "greploom.shell.sources",
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "needed"),
+    [
+        (["query", "retry backoff"], ["numpy", "onnxruntime", "tokenizers"]),  # the query's vector
+        (["query", "--node", "backoff_delay"], []),
+        (["query", "retry backoff", "--provider", "none"], []),
+        (["status"], []),
+    ],
+)
+def test_a_command_imports_only_what_it_uses(indexed: Path, args: list[str], needed: list[str]) -> None:
+    """No HTTP stack for a local index, no indexing modules for a query, numpy and ONNX only for a vector."""
+    code = (
+        "import sys\nfrom greploom.shell.cli import main\ncode = main(sys.argv[1:])\n"
+        f"print(code, *sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args, "--db", str(indexed)], capture_output=True, text=True, check=True
+    )
+    assert run.stderr.splitlines()[-1].split() == ["0", *needed]

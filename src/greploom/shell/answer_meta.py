@@ -13,7 +13,7 @@ from typing import Any
 
 import greploom
 from greploom.shell.config import GrepLoomConfig
-from greploom.shell.index_state import recorded_identity
+from greploom.shell.ports import recorded_identity
 from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.search import SearchHit
 

@@ -18,12 +18,11 @@ files are the user's and are not hash-checked.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
-
-import numpy as np
 
 from greploom.core.errors import EmbedderError
 from greploom.shell.assets import MODEL_FILE, TOKENIZER_FILE, asset
@@ -56,6 +55,9 @@ class LocalEmbedder:
         self._model_dir = model_dir
         self._threads = threads
         self._lock = threading.Lock()
+        self._preload_lock = threading.Lock()
+        self._preload_started = False
+        self._preloading: threading.Thread | None = None
         self._session: Any = None
         self._tokenizer: Any = None
         dimension = LOCAL_DIMENSION if model_dir is None else 0
@@ -66,6 +68,48 @@ class LocalEmbedder:
         """Provider ``local``; dimension known after loading a custom model."""
         return self._identity
 
+    def preload(self) -> None:
+        """Start loading the model in a background thread; the first embed waits for it.
+
+        onnxruntime builds its session (about 0.2 s for the bundled model)
+        without holding the GIL, so a query searches its words and builds its
+        token table meanwhile. What holds the GIL (importing onnxruntime and
+        numpy, hashing the files in 1 MiB reads) is done here first, before the
+        thread starts: run beside the caller's work, each of its many GIL
+        hand-offs would wait out the caller's switch interval, and it took
+        three times as long. A load that fails is tried again, and reported,
+        by the embed that needs it. A no-op once loaded or started.
+        """
+        with self._preload_lock:
+            if self._session is not None or self._preload_started:
+                return
+            self._preload_started = True
+            try:
+                import onnxruntime  # noqa: F401  (imported for the thread)
+                import tokenizers  # noqa: F401
+
+                self._files()
+            except Exception:
+                return  # the embed that needs the model raises it
+            self._preloading = threading.Thread(target=self._load_quietly, name="greploom-model-load")
+            self._preloading.start()
+
+    def _load_quietly(self) -> None:
+        # The embed that needs the model loads it again and raises what went wrong.
+        with contextlib.suppress(Exception):
+            self._load()
+
+    def _files(self) -> tuple[Path, Path]:
+        """The model and tokenizer files: the bundled ones verified (once a process), or the model dir's."""
+        if self._model_dir is None:
+            return asset(MODEL_FILE), asset(TOKENIZER_FILE)
+        model_path = self._model_dir / "model.onnx"
+        tokenizer_path = self._model_dir / "tokenizer.json"
+        for path in (model_path, tokenizer_path):
+            if not path.is_file():
+                raise EmbedderError(f"GREPLOOM_LOCAL_MODEL_DIR has no {path.name}: {self._model_dir}")
+        return model_path, tokenizer_path
+
     def _load(self) -> None:
         with self._lock:
             if self._session is not None:
@@ -73,14 +117,7 @@ class LocalEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            if self._model_dir is None:
-                model_path, tokenizer_path = asset(MODEL_FILE), asset(TOKENIZER_FILE)
-            else:
-                model_path = self._model_dir / "model.onnx"
-                tokenizer_path = self._model_dir / "tokenizer.json"
-                for path in (model_path, tokenizer_path):
-                    if not path.is_file():
-                        raise EmbedderError(f"GREPLOOM_LOCAL_MODEL_DIR has no {path.name}: {self._model_dir}")
+            model_path, tokenizer_path = self._files()
             options = ort.SessionOptions()
             if self._threads:
                 options.intra_op_num_threads = self._threads
@@ -97,6 +134,8 @@ class LocalEmbedder:
             self._session = session
 
     def _run(self, encodings: Sequence[Any]) -> list[list[float]]:
+        import numpy as np  # here, not at the top: a query that computes no vector never loads numpy
+
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -142,4 +181,8 @@ class LocalEmbedder:
         return self.embed_documents([text])[0]
 
     def close(self) -> None:
-        """Nothing to release beyond memory."""
+        """Wait for a background load still running; nothing else to release beyond memory."""
+        with self._preload_lock:
+            thread = self._preloading
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()

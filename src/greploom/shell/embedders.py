@@ -1,10 +1,13 @@
-"""Choosing and building an embedder from configuration, and checking it against an index."""
+"""Choosing and building an embedder from configuration, and checking it against an index.
+
+The HTTP embedders load here only when one is built: httpx (and what it
+brings: about 0.15 s) is no part of a query on a local or lexical index.
+"""
 
 from __future__ import annotations
 
 from greploom.core.errors import EmbedderError, UsageError
 from greploom.shell.config import DEFAULT_OLLAMA_URL, GrepLoomConfig
-from greploom.shell.embed_http import OllamaEmbedder, OpenAIEmbedder
 from greploom.shell.embed_local import LOCAL_MODEL, RETIRED_LOCAL_MODELS, LocalEmbedder
 from greploom.shell.ports import Embedder, EmbedderIdentity
 
@@ -49,6 +52,8 @@ def make_embedder(
         return LocalEmbedder(config.local_model_dir)
     name = model or DEFAULT_MODELS[provider]
     if provider == "ollama":
+        from greploom.shell.embed_http import OllamaEmbedder
+
         ollama_url = config.ollama_url or recorded_url or DEFAULT_OLLAMA_URL
         return OllamaEmbedder(ollama_url, name, dimension=dimension, deadline_s=deadline_s)
     if provider == "openai":
@@ -58,6 +63,8 @@ def make_embedder(
                 "the openai provider needs --embedding-url (or GREPLOOM_EMBEDDING_URL), "
                 "e.g. http://127.0.0.1:8000 for a local vLLM or TEI server"
             )
+        from greploom.shell.embed_http import OpenAIEmbedder
+
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
         return OpenAIEmbedder(url, name, headers=headers, dimension=dimension, deadline_s=deadline_s)
     raise UsageError(f"unknown embedding provider {provider!r}")

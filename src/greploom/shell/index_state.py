@@ -20,9 +20,12 @@ from greploom.core.hashing import HASH_VERSION
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import provider_for_urls
-from greploom.shell.ports import Embedder, EmbedderIdentity
+from greploom.shell.ports import Embedder, EmbedderIdentity, recorded_identity
 from greploom.shell.schema import SCHEMA_VERSION
 from greploom.shell.store import IndexStore
+
+# recorded_identity lives in ports, so that a query reads it without this module; still exported here.
+__all__ = ["IndexResult", "recorded_identity", "run_meta", "unchanged_run"]
 
 
 @attrs.frozen
@@ -49,20 +52,6 @@ class IndexResult:
             f"{self.repointed} re-pointed, {self.deleted} deleted, {self.failed} failed "
             f"in {self.seconds:.1f}s ({self.embedder}) -> {self.db_path}"
         )
-
-
-def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
-    """The embedder an index was built with (None for none or a new index)."""
-    provider = meta.get("embedder_provider")
-    if not provider or provider == "none":
-        return None
-    return EmbedderIdentity(
-        provider=provider,
-        model=meta.get("embedder_model", ""),
-        dimension=int(meta.get("embedder_dimension", "0") or 0),
-        query_prefix=meta.get("embedder_query_prefix", ""),
-        document_prefix=meta.get("embedder_document_prefix", ""),
-    )
 
 
 def run_meta(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -33,6 +33,20 @@ class EmbedderIdentity:
         first answer; whoever compares vectors checks the width as well.
         """
         return json.dumps([self.provider, self.model, self.query_prefix, self.document_prefix])
+
+
+def recorded_identity(meta: Mapping[str, str]) -> EmbedderIdentity | None:
+    """The embedder an index was built with, from its ``meta`` table (None for none or a new index)."""
+    provider = meta.get("embedder_provider")
+    if not provider or provider == "none":
+        return None
+    return EmbedderIdentity(
+        provider=provider,
+        model=meta.get("embedder_model", ""),
+        dimension=int(meta.get("embedder_dimension", "0") or 0),
+        query_prefix=meta.get("embedder_query_prefix", ""),
+        document_prefix=meta.get("embedder_document_prefix", ""),
+    )
 
 
 class Embedder(Protocol):

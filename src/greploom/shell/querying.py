@@ -20,6 +20,7 @@ call. It reopens the store when the index file was replaced underneath it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,9 +41,7 @@ from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
 from greploom.shell.guard import clip
-from greploom.shell.index_state import recorded_identity
-from greploom.shell.ports import Embedder, TokenCounter
-from greploom.shell.rows import cpg_graph
+from greploom.shell.ports import Embedder, TokenCounter, recorded_identity
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
@@ -51,6 +50,19 @@ from greploom.shell.tokens import count_tokens
 # QueryAnswer, TextAnswer and header_line live in shell.answer; re-exported so
 # `from greploom.shell.querying import ...` keeps working.
 __all__ = ["QueryAnswer", "QueryEngine", "TextAnswer", "header_line", "run_query"]
+
+
+def cpg_graph(
+    path: Path, tier: Tier, source_root: Path | None, *, walk: bool = False
+) -> dict[str, NodeContext]:
+    """The graph of a CPG file (``--cpg``): greploom.shell.rows.cpg_graph, imported when first asked for.
+
+    Reading a CPG takes the indexing modules (rows, sources, the outliners);
+    a query over the stored graph never imports them.
+    """
+    from greploom.shell.rows import cpg_graph as read_graph
+
+    return read_graph(path, tier, source_root, walk=walk)
 
 
 class QueryEngine:
@@ -126,6 +138,23 @@ class QueryEngine:
         if self._cpg is None or self._cpg[0] != stamp:
             self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root, walk=True))
         return self._cpg[1]
+
+    def _warm_up(self, store: IndexStore) -> None:
+        """Before a search that will embed the query: start loading the model, build the token table.
+
+        The local model loads in a background thread and onnxruntime builds its
+        session (about 0.2 s) without holding the GIL, so the token table (the
+        counter builds it on first use) and the lexical search are done
+        meanwhile instead of after. Changes no result: the same model answers,
+        the same table counts. Whatever fails here fails again where it is
+        needed, and is reported there (an unreadable token table as itself,
+        not as a fault of the index file).
+        """
+        preload = getattr(self._embedder, "preload", None) if store.has_vectors() else None
+        if preload is not None:
+            preload()
+            with contextlib.suppress(Exception):
+                self.count("")
 
     def search(
         self,
@@ -210,6 +239,7 @@ class QueryEngine:
                 else:
                     if query is None or not query.tokens:  # (no node ids: there is text)
                         raise UsageError("the query has no searchable words; use names or plain words")
+                    self._warm_up(store)
                     # Places looked up once, for the ranking and for the header: a
                     # `path:line` the index has no file for is answered as words, and says so.
                     placed = store.locate(query.places)

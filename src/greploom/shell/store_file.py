@@ -9,13 +9,15 @@ report what SQLite's own structural checks find.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
 import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import apsw
-import sqlite_vec
 
 from greploom.core.errors import StoreError
 from greploom.shell.faults import damaged_index, storage_faults
@@ -57,10 +59,26 @@ def connect(path: Path, *, create: bool, readonly: bool = False) -> apsw.Connect
         return conn
 
 
+@functools.cache
+def vec_extension() -> str:
+    """The path of sqlite-vec's loadable extension, as ``sqlite_vec.loadable_path()`` gives it.
+
+    Found without importing the package, whose ``__init__`` imports numpy
+    (0.1 s) for a helper greploom does not use.
+    """
+    spec = importlib.util.find_spec("sqlite_vec")
+    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if not folders:  # not a plain package folder: ask the package itself
+        import sqlite_vec
+
+        return str(sqlite_vec.loadable_path())
+    return os.path.normpath(os.path.join(folders[0], "vec0"))
+
+
 def _configure(conn: apsw.Connection) -> None:
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
+    conn.load_extension(vec_extension())
     conn.enable_load_extension(False)
 
 

@@ -16,13 +16,21 @@ import struct
 from collections.abc import Iterable, Mapping, Sequence
 
 import apsw
-import sqlite_vec
 
 from greploom.core.errors import EmbedderError
 from greploom.shell.schema import NodeRow
 from greploom.shell.store_sql import in_chunks, read_meta, scalar, write_meta
 
 PENDING_IDENTITY = "pending_embedder"  # meta key: whose vectors wait in `pending`
+
+
+def float32_blob(vector: Sequence[float]) -> bytes:
+    """A vector as sqlite-vec's raw float32 bytes: ``sqlite_vec.serialize_float32``'s very bytes.
+
+    Written here because importing ``sqlite_vec`` imports numpy (0.1 s), which
+    a lexical or node query never needs.
+    """
+    return struct.pack(f"{len(vector)}f", *vector)
 
 
 def has_vectors(conn: apsw.Connection) -> bool:
@@ -54,7 +62,7 @@ def search_vector(conn: apsw.Connection, vector: Sequence[float], limit: int) ->
             "SELECT n.key, v.distance FROM (SELECT rowid, distance FROM vectors "
             "WHERE embedding MATCH ? AND k = ?) v JOIN nodes n ON n.id = v.rowid "
             "ORDER BY v.distance, n.key",
-            (sqlite_vec.serialize_float32(list(vector)), limit),
+            (float32_blob(list(vector)), limit),
         )
     ]
 
@@ -86,7 +94,7 @@ def add_pending(conn: apsw.Connection, vectors: Mapping[str, Sequence[float]], i
         write_meta(conn, {PENDING_IDENTITY: identity})
     conn.executemany(
         "INSERT OR REPLACE INTO pending(content_hash, vector) VALUES (?, ?)",
-        [(h, sqlite_vec.serialize_float32(list(v))) for h, v in vectors.items()],
+        [(h, float32_blob(list(v))) for h, v in vectors.items()],
     )
 
 
@@ -149,7 +157,7 @@ def put_vector(conn: apsw.Connection, rowid: int, vector: Sequence[float]) -> No
     conn.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
     conn.execute(
         "INSERT INTO vectors(rowid, embedding) VALUES (?, ?)",
-        (rowid, sqlite_vec.serialize_float32(list(vector))),
+        (rowid, float32_blob(list(vector))),
     )
 
 
