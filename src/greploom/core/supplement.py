@@ -111,20 +111,28 @@ def _holds_name(src: SourceFile, found: FoundDefinition) -> bool:
     return found.name.rsplit(".", 1)[-1] in " ".join(src.lines[line - 1].split())
 
 
-def _unmatched(
-    existing: list[CpgNode], found: list[FoundDefinition]
-) -> dict[tuple[NodeKind, str], list[CpgNode]]:
-    """treeloom's definitions that no found definition matches by position, by (kind, name)."""
-    matched: set[str] = set()
-    for item in found:
-        hit = next((n for n in existing if n.id not in matched and _matches(n, item)), None)
-        if hit is not None:
-            matched.add(hit.id)
-    out: dict[tuple[NodeKind, str], list[CpgNode]] = {}
+def _pair(existing: list[CpgNode], found: list[FoundDefinition]) -> dict[int, CpgNode]:
+    """Which treeloom definition each found one is (by index into ``found``): the first,
+    in input order, not yet paired that :func:`_matches` it. Looked up by position, so a
+    file with thousands of definitions is not compared all against all."""
+    order = {n.id: i for i, n in enumerate(existing)}
+    at: dict[Point, list[CpgNode]] = {}
     for node in existing:
-        if node.id not in matched:
-            out.setdefault((node.kind, node.name), []).append(node)
-    return out
+        if node.location is not None:
+            at.setdefault((node.line, node.location.column), []).append(node)
+    paired: dict[int, CpgNode] = {}
+    used: set[str] = set()
+    for index, item in enumerate(found):
+        near = {n.id: n for point in set(_points(item)) for n in at.get(point, ())}
+        hit = min(
+            (n for n in near.values() if n.id not in used and _matches(n, item)),
+            key=lambda n: order[n.id],
+            default=None,
+        )
+        if hit is not None:
+            paired[index] = hit
+            used.add(hit.id)
+    return paired
 
 
 class _FileMerge:
@@ -171,29 +179,32 @@ class _FileMerge:
     def run(self, outline: FileOutline) -> None:
         module_id, new_file = self.module()
         existing = [n for n in self.nodes if is_indexable(n) and n.kind is not NodeKind.MODULE]
-        taken: set[str] = set()
         # Parents before children: by start, the longer span first.
         found = sorted(outline.definitions, key=lambda d: (d.start, (-d.end[0], -d.end[1])))
         open_spans: list[tuple[FoundDefinition, str]] = []  # the chain of spans holding the current one
         added: list[tuple[FoundDefinition, str, str]] = []  # (found, new id, container id)
         by_id = {n.id: i for i, n in enumerate(self.nodes)}
+        paired = _pair(existing, found)
         # A treeloom definition no position matches (the file changed since the
         # CPG was built) still claims a definition of its name and kind: an
         # edited file is never indexed twice, and the run says it is stale.
-        leftovers = _unmatched(existing, found)
-        for item in found:
+        matched = {n.id for n in paired.values()}
+        leftovers: dict[tuple[NodeKind, str], list[CpgNode]] = {}
+        for node in existing:
+            if node.id not in matched:
+                leftovers.setdefault((node.kind, node.name), []).append(node)
+        for index, item in enumerate(found):
             while open_spans and not contains(open_spans[-1][0].start, open_spans[-1][0].end, item.start):
                 open_spans.pop()
             container = open_spans[-1][1] if open_spans else module_id
-            match = next((n for n in existing if n.id not in taken and _matches(n, item)), None)
+            match = paired.get(index)
             if match is not None:
-                taken.add(match.id)
                 self.repair(match, item, by_id[match.id], container == module_id)
                 open_spans.append((item, match.id))
                 continue
             claimed = leftovers.get((_family(item.kind), item.name))
             if claimed:
-                taken.add(claimed.pop(0).id)
+                claimed.pop(0)
                 continue
             if not _holds_name(self.src, item):
                 continue
