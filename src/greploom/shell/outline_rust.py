@@ -123,7 +123,7 @@ class _Rust(ScopedWalker):
                 name,
                 value,
                 owner,
-                _closure_params(value),
+                _params(value, closure=True),
             )
         return ctx
 
@@ -173,22 +173,8 @@ def _type_name(node: Node) -> str:
     return ""
 
 
-def _params(node: Node) -> Params:
-    params = node.child_by_field_name("parameters")
-    if params is None:
-        return ()
-    out: list[tuple[str, str | None]] = []
-    for p in params.named_children:
-        if p.type != "parameter":
-            continue  # self, attributes, comments: as treeloom, no receiver
-        pattern = p.child_by_field_name("pattern")
-        annotation = p.child_by_field_name("type")
-        if pattern is not None:
-            out.append((flat_text(pattern)[:80], annotation_text(annotation)))
-    return tuple(out)
-
-
-def _closure_params(node: Node) -> Params:
+def _params(node: Node, *, closure: bool = False) -> Params:
+    """A function's or closure's parameters; a closure's may be bare patterns (``|x|``)."""
     params = node.child_by_field_name("parameters")
     if params is None:
         return ()
@@ -196,9 +182,9 @@ def _closure_params(node: Node) -> Params:
     for p in params.named_children:
         if p.type == "parameter":
             pattern = p.child_by_field_name("pattern")
-            annotation = p.child_by_field_name("type")
             if pattern is not None:
-                out.append((flat_text(pattern)[:80], flat_text(annotation)[:120] if annotation else None))
-        elif p.type != "comment":
+                out.append((flat_text(pattern)[:80], annotation_text(p.child_by_field_name("type"))))
+        elif closure and p.type != "comment":
             out.append((flat_text(p)[:80], None))
+        # else: self, attributes, comments: as treeloom, no receiver
     return tuple(out)
