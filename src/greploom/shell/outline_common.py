@@ -58,6 +58,39 @@ def parse_errors(root: Node) -> int:
 # -- JavaScript, TypeScript, Python ---------------------------------------------
 
 
+def found_definition(  # noqa: PLR0917 - the parts every walker names a definition by
+    kind: NodeKind,
+    form: F,
+    name: str,
+    span: Node,
+    name_node: Node | None,
+    value: Node,
+    *,
+    end: Point | None = None,
+    owner: str = "",
+    parameters: Params = (),
+    is_async: bool = False,
+    bases: tuple[str, ...] = (),
+    keyword: str = "",
+) -> FoundDefinition:
+    """A definition spanning ``span`` (to ``end`` when given), named at ``name_node``
+    (else where ``value``, the function or type itself, starts)."""
+    return FoundDefinition(
+        kind=kind,
+        form=form,
+        name=name,
+        start=point(span.start_point),
+        end=end or point(span.end_point),
+        name_at=point((name_node or value).start_point),
+        value_at=point(value.start_point),
+        owner=owner,
+        parameters=parameters,
+        is_async=is_async,
+        bases=bases,
+        keyword=keyword,
+    )
+
+
 class FlatWalker:
     """One pass over a parse tree, every node once, collecting definitions, calls and
     imports and counting the syntax errors met on the way."""
@@ -113,19 +146,18 @@ class FlatWalker:
     ) -> None:
         if not name:
             return
-        params = self.parameters(value) if kind is NodeKind.FUNCTION else ()
+        function = kind is NodeKind.FUNCTION
         self.definitions.append(
-            FoundDefinition(
-                kind=kind,
-                form=form,
-                name=name,
-                start=point(span.start_point),
-                end=point(span.end_point),
-                name_at=point((name_node or value).start_point),
-                value_at=point(value.start_point),
+            found_definition(
+                kind,
+                form,
+                name,
+                span,
+                name_node,
+                value,
                 owner=owner,
-                parameters=params,
-                is_async=kind is NodeKind.FUNCTION and _is_async(value),
+                parameters=self.parameters(value) if function else (),
+                is_async=function and _is_async(value),
                 bases=self.bases(value) if kind is NodeKind.CLASS else (),
                 keyword=keyword,
             )
@@ -209,14 +241,14 @@ class ScopedWalker:
         if not name or len(name) > 200:
             return
         self.definitions.append(
-            FoundDefinition(
-                kind=kind,
-                form=form,
-                name=name,
-                start=point(span.start_point),
-                end=end or point(span.end_point),
-                name_at=point((name_node or value).start_point),
-                value_at=point(value.start_point),
+            found_definition(
+                kind,
+                form,
+                name,
+                span,
+                name_node,
+                value,
+                end=end,
                 owner=owner,
                 parameters=parameters,
                 is_async=is_async,
