@@ -101,3 +101,23 @@ def test_tier_change_reembeds_everything(project: Path, tmp_path: Path) -> None:
     run = cli("index", cpg, "--db", db, "--tier", "fast")
     assert run.out.startswith("indexed 19 nodes: 19 embedded")
     assert cli("status", "--db", db, "--format", "json").json()["tier"] == "fast"
+
+
+def test_reindex_gives_freed_space_back(project: Path, tmp_path: Path) -> None:
+    """Runs that replace rows leave the file the size of what it holds: no free pages, no text twice."""
+    import apsw
+
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+    _edit(project / "shop" / "cart.py", "def total", "def grand_total")
+    _index(project, db, "b")
+    assert cli("index", db.parent / "b.json", "--db", db, "--force").code == 0  # every vector replaced
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        assert conn.execute("PRAGMA freelist_count").fetchall() == [(0,)]
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    finally:
+        conn.close()
+    assert "nodes_fts_content" not in tables  # the FTS index keeps no copy of the bodies
+    found = cli("query", "grand_total", "--db", db, "--format", "json").json()
+    assert found["results"][0]["name"] == "grand_total"  # and still finds words in them

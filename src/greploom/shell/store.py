@@ -226,6 +226,9 @@ class IndexStore:
                         store_vectors.put_vector(conn, rowid, vectors[row.content_hash])
             store_vectors.clear_pending(conn)
             self.set_meta(meta)
+        with storage_faults(self.path, "write the index"):
+            # Every step frees one page: run it to the end (schema.py: auto_vacuum).
+            conn.execute("PRAGMA incremental_vacuum").fetchall()
 
     # -- queries -----------------------------------------------------------
     def search_lexical(self, match: str, limit: int) -> list[tuple[str, float]]:

@@ -44,6 +44,9 @@ def connect(path: Path, *, create: bool, readonly: bool = False) -> apsw.Connect
         conn = apsw.Connection(str(path), flags=flags)
         try:
             _configure(conn)
+            if create and scalar(conn, "PRAGMA page_count") == 0:
+                # A new file: only now, before WAL and the first table, can this be set.
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
         except apsw.NotADBError as exc:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import apsw
 
 from greploom.core.errors import EmbedderError
-from greploom.shell.schema import NodeRow
+from greploom.shell.schema import VECTOR_CHUNK, NodeRow
 from greploom.shell.store_sql import in_chunks, read_meta, scalar, write_meta
 
 PENDING_IDENTITY = "pending_embedder"  # meta key: whose vectors wait in `pending`
@@ -147,7 +147,8 @@ def reshape(conn: apsw.Connection, *, embedded: bool, width: int, rebuild: bool)
         conn.execute("DROP TABLE IF EXISTS vectors")
     if embedded and width > 0 and not has_vectors(conn):
         conn.execute(
-            f"CREATE VIRTUAL TABLE vectors USING vec0(embedding float[{width}] distance_metric=cosine)"
+            f"CREATE VIRTUAL TABLE vectors USING vec0(embedding float[{width}] distance_metric=cosine, "
+            f"chunk_size={VECTOR_CHUNK})"
         )
     return has_vectors(conn)
 
