@@ -18,19 +18,24 @@ Exit codes (also in the README and ``greploom --help``):
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
+import attrs
 from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
 
 import greploom
 from greploom.core.errors import GreploomError, UsageError
 from greploom.shell.config import GrepLoomConfig
+
+if TYPE_CHECKING:
+    from greploom.shell.querying import QueryEngine
 
 EXIT_CODES = [
     line.strip().split(None, 1)
@@ -53,8 +58,40 @@ Tier = Literal["fast", "enhanced"]
 Provider = Literal["local", "ollama", "openai", "none"]
 
 
+@attrs.frozen
+class Invocation:
+    """Where a command runs: this process (the defaults), or a resident server answering a CLI.
+
+    A ``greploom serve`` answers a ``greploom query`` for its index by running
+    :func:`main` on the very command line, with the client's environment,
+    streams of its own, and its warm engines (:mod:`greploom.shell.resident`):
+    one code path, so the answer is the cold path's.
+    """
+
+    environ: Mapping[str, str] | None = None  # None: os.environ
+    engine_for: Callable[[GrepLoomConfig], QueryEngine] | None = None  # None: a fresh engine per query
+    out: TextIO | None = None  # None: sys.stdout (looked up at each use, as tests redirect it)
+    err: TextIO | None = None
+
+
+COLD = Invocation()
+INVOCATION: contextvars.ContextVar[Invocation] = contextvars.ContextVar("greploom_invocation")
+
+
+def _invocation() -> Invocation:
+    return INVOCATION.get(COLD)
+
+
+def _out() -> TextIO:
+    return _invocation().out or sys.stdout
+
+
+def _err() -> TextIO:
+    return _invocation().err or sys.stderr
+
+
 def _config(**overrides: Any) -> GrepLoomConfig:
-    return GrepLoomConfig.from_env().with_overrides(**overrides)
+    return GrepLoomConfig.from_env(_invocation().environ).with_overrides(**overrides)
 
 
 def _progress_bar(stage: str, done: int, total: int) -> None:
@@ -232,16 +269,31 @@ def query(
     if include_source and no_source:
         raise UsageError("--include-source and --no-source contradict each other; pass one")
     mode = SourceMode.ALL if include_source else SourceMode.NONE if no_source else SourceMode.HITS
-    answer = run_query(config, text, tuple(node or ()), include_source=mode, cpg_path=cpg)
+    engine_for = _invocation().engine_for
+    if engine_for is None:
+        answer = run_query(config, text, tuple(node or ()), include_source=mode, cpg_path=cpg)
+    else:  # a resident server's warm engine, given every setting the cold path takes from config
+        answer = engine_for(config).query(
+            text,
+            tuple(node or ()),
+            budget=config.budget,
+            top_k=config.top_k,
+            depth=config.depth,
+            ranking=config.ranking,
+            context=config.context,
+            include_source=mode,
+            cpg_path=cpg,
+            db_named=config.db_path,
+        )
     # Packed for the format asked for, before any warning: a budget too small for
     # it is one error line. The JSON is printed as greploom.core.envelope.cli_form
     # counts it (indented by two, one final newline).
     output = cli_form(answer.envelope) if format == "json" else answer.text
     for unknown in answer.unknown_nodes:
-        print(f"greploom: warning: unknown node {clip(unknown)}", file=sys.stderr)
+        print(f"greploom: warning: unknown node {clip(unknown)}", file=_err())
     for place in answer.places_not_found:
-        print(f"greploom: warning: no indexed file matches {place}; answered as words", file=sys.stderr)
-    sys.stdout.write(output)
+        print(f"greploom: warning: no indexed file matches {place}; answered as words", file=_err())
+    _out().write(output)
     return 0
 
 
@@ -302,8 +354,14 @@ def serve(
     transport: Literal["streamable-http", "stdio"] = "streamable-http",
     root: Annotated[list[Path] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
     allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
+    resident: bool = True,
 ) -> int:
     """Run the MCP server (tools: search_code, get_node_context, index_code).
+
+    While it runs, ``greploom query`` on this machine hands its questions for the same
+    index to it and prints the same answer, warm (resident mode): the server writes
+    ``INDEX.serve`` beside the index (a loopback port and a token, readable by this user
+    only) and removes it when it stops. ``GREPLOOM_RESIDENT=0`` makes a query run cold.
 
     Parameters
     ----------
@@ -322,6 +380,8 @@ def serve(
         the directories of --db and --cpg are always allowed.
     allow_host
         Extra names accepted in the HTTP Host header besides loopback and --host (repeatable).
+    resident
+        Answer ``greploom query`` for the index too (``--no-resident``: MCP only).
     """
     from greploom.shell.serve import serve_forever
 
@@ -334,6 +394,7 @@ def serve(
         roots=tuple(root or ()),
         allow_hosts=tuple(allow_host or ()),
         token=os.environ.get("GREPLOOM_API_TOKEN") or None,
+        resident=resident,
     )
     return 0
 
@@ -349,13 +410,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = app(tokens, exit_on_error=False, print_error=False, help_on_error=False)
     except CycloptsError as exc:
-        print(f"greploom: error: {_one_line(str(exc))} (see `greploom --help`)", file=sys.stderr)
+        print(f"greploom: error: {_one_line(str(exc))} (see `greploom --help`)", file=_err())
         return 2
     except GreploomError as exc:
-        print(f"greploom: error: {exc}", file=sys.stderr)
+        print(f"greploom: error: {exc}", file=_err())
         return exc.exit_code
     except KeyboardInterrupt:
-        print("greploom: interrupted", file=sys.stderr)
+        print("greploom: interrupted", file=_err())
         return 130
     except BrokenPipeError:
         return 0
@@ -363,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from greploom.shell.faults import from_os_error
 
         error = from_os_error(exc, Path(exc.filename or "."), "use")
-        print(f"greploom: error: {error}", file=sys.stderr)
+        print(f"greploom: error: {error}", file=_err())
         return error.exit_code
     except Exception as exc:
         if os.environ.get("GREPLOOM_DEBUG"):
@@ -371,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"greploom: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
             "(a bug; GREPLOOM_DEBUG=1 shows the traceback)",
-            file=sys.stderr,
+            file=_err(),
         )
         return 70
     return result if isinstance(result, int) else 0

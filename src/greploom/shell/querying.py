@@ -198,6 +198,7 @@ class QueryEngine:
         cpg_path: Path | None = None,
         ranking: str | None = None,
         context: str | None = None,
+        db_named: Path | None = None,
     ) -> QueryAnswer:
         """Answer a query or a node lookup with a packed context.
 
@@ -208,10 +209,11 @@ class QueryEngine:
         its summary, else its one-line reference); nodes asked for by key are
         cut instead. ``include_source``: a :class:`SourceMode` (``hits``: code
         for the hits only, what the CLI and MCP tools default to), or True
-        (code for every block) and False (none).
+        (code for every block) and False (none). ``db_named``: the index's path as
+        the caller named it (relative to its own working directory), for the header.
         """
         config = self.config.with_overrides(
-            budget=budget, top_k=top_k, depth=depth, ranking=ranking, context=context
+            budget=budget, top_k=top_k, depth=depth, ranking=ranking, context=context, db_path=db_named
         )
         adaptive = config.context == "adaptive" and not node_ids
         selection: Selection | None = None

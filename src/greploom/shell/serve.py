@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 
 from starlette.middleware import Middleware
@@ -14,6 +17,7 @@ from greploom.core.errors import UsageError
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.guard import HttpGuard, is_loopback
 from greploom.shell.mcp import ServeSettings, build_server
+from greploom.shell.resident import ResidentServer
 
 
 def serve_forever(
@@ -26,8 +30,13 @@ def serve_forever(
     roots: tuple[Path, ...],
     allow_hosts: tuple[str, ...],
     token: str | None,
+    resident: bool = True,
 ) -> None:
-    """Validate the settings and serve until interrupted."""
+    """Validate the settings and serve until interrupted.
+
+    ``resident``: answer ``greploom query`` for the index too (resident mode,
+    :mod:`greploom.shell.resident`), through a sidecar file beside it.
+    """
     if transport != "stdio" and not is_loopback(host) and not token:
         raise UsageError(
             f"refusing to serve on {host} without authentication; set GREPLOOM_API_TOKEN "
@@ -46,6 +55,8 @@ def serve_forever(
         level=logging.WARNING, stream=sys.stderr, format="greploom: %(levelname)s: %(message)s"
     )
     mcp, service = build_server(ServeSettings(config=config, cpg_path=cpg, roots=roots))
+    answering = start_resident(config.db_path) if resident else None
+    stop_on_sigterm(answering, graceful=transport != "stdio")
     try:
         if transport == "stdio":
             mcp.run(transport="stdio", show_banner=False)
@@ -70,7 +81,52 @@ def serve_forever(
                     ) from None
                 raise
     finally:
+        if answering is not None:
+            answering.close()
         service.close()
+
+
+def stop_on_sigterm(answering: ResidentServer | None, *, graceful: bool) -> None:
+    """SIGTERM (how service managers and MCP clients stop a server) leaves no sidecar behind.
+
+    Over HTTP it stops the server as Ctrl-C does (uvicorn's graceful
+    shutdown, then everything closed). Over stdio a thread blocked reading
+    the client's stream would hold that up; there SIGTERM removes the
+    sidecar and then ends the process at once, as it did before.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if graceful:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        return
+
+    def end(signum: int, frame: object) -> None:
+        if answering is not None:
+            answering.remove_sidecar()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, end)
+
+
+def start_resident(db_path: Path) -> ResidentServer | None:
+    """The resident CLI answerer for the index, or None (and one warning line) when it cannot start.
+
+    Serving MCP does not depend on it: an index folder this user cannot write
+    (no sidecar) only means CLI queries run cold, as without a server.
+    """
+    answering = ResidentServer(db_path)
+    try:
+        answering.start()
+    except OSError as exc:
+        print(
+            f"greploom: warning: CLI queries will not use this server: cannot write "
+            f"{answering.sidecar} ({exc.strerror or exc})",
+            file=sys.stderr,
+            flush=True,
+        )
+        return None
+    return answering
 
 
 def check_port(host: str, port: int) -> None:

@@ -50,4 +50,15 @@ def index_status(db_path: Path) -> dict[str, Any]:
         "indexed_at": indexed_at,
         "complete": bool(indexed_at),  # False: the first run failed or is still running
         "age_seconds": age,
+        "server": _server(db_path),
     }
+
+
+def _server(db_path: Path) -> str:
+    """The ``greploom serve`` answering CLI queries for this index (resident mode), if one does."""
+    from greploom.shell.resident_client import server_status
+
+    found = server_status(str(db_path))
+    if found is None:
+        return "none (queries run cold)"
+    return f"pid {found.get('pid')} since {found.get('started')}, {found.get('queries')} CLI queries answered"
