@@ -121,3 +121,18 @@ def test_reindex_gives_freed_space_back(project: Path, tmp_path: Path) -> None:
     assert "nodes_fts_content" not in tables  # the FTS index keeps no copy of the bodies
     found = cli("query", "grand_total", "--db", db, "--format", "json").json()
     assert found["results"][0]["name"] == "grand_total"  # and still finds words in them
+
+
+def test_bm25_scores_do_not_drift_with_reindexing(project: Path, tmp_path: Path) -> None:
+    """Rewriting every full-text row (--force, twice) leaves the lexical scores where they were."""
+    db = tmp_path / "i.db"
+    _index(project, db, "a")
+
+    def scores() -> list[tuple[str, float]]:
+        found = cli("query", "cart total discount", "--db", db, "--provider", "none", "--format", "json")
+        return [(r["key"], r["relevance"]) for r in found.json()["results"]]
+
+    before = scores()
+    for _ in range(2):
+        assert cli("index", db.parent / "a.json", "--db", db, "--force").code == 0
+    assert scores() == before

@@ -7,6 +7,7 @@ from the server itself (`greploom status` counts the CLI queries it answered).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +41,13 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _sidecar_pid(project: Path) -> int | None:
+    try:
+        return int(json.loads((project / SIDECAR).read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _accepts(port: int) -> bool:
@@ -71,7 +80,7 @@ def server(project: Path, *extra: str, stdio: bool = False) -> Iterator[subproce
     )
     try:
         if "--no-resident" not in extra:
-            _wait_for((project / SIDECAR).exists, "sidecar", proc)
+            _wait_for(lambda: _sidecar_pid(project) == proc.pid, "sidecar", proc)
         else:  # up once it accepts MCP connections
             _wait_for(lambda: _accepts(port), "MCP port", proc)
         yield proc
@@ -164,12 +173,14 @@ def test_a_killed_server_leaves_queries_answering_cold(project: Path) -> None:
     (project / SIDECAR).unlink()
 
 
-def test_a_stopped_server_removes_its_sidecar(project: Path) -> None:
-    """SIGTERM stops a server as Ctrl-C does: the sidecar goes, and queries run cold again."""
-    with server(project) as proc:
+@pytest.mark.parametrize("stdio", [False, True], ids=["http", "stdio"])
+def test_a_stopped_server_removes_its_sidecar(project: Path, stdio: bool) -> None:
+    """SIGTERM stops a server (over HTTP gracefully, exit 0): the sidecar goes, queries run cold."""
+    with server(project, stdio=stdio) as proc:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        code = proc.wait(timeout=30)
     assert not (project / SIDECAR).exists()
+    assert code == (-signal.SIGTERM if stdio else 0)
     assert query(project, "retry backoff").code == 0
 
 
@@ -181,16 +192,62 @@ def test_no_resident_serves_mcp_only(project: Path) -> None:
         assert query(project, "retry").code == 0
 
 
+def _handshake(port: int, request: dict[str, object], token: str) -> dict[str, object]:
+    """One exchange as a client would make it, proving ``token`` (the right one or not)."""
+    from greploom.shell.resident_client import proof, proven
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        lines = conn.makefile("rb")
+        conn.sendall(json.dumps({"protocol": 1, "hello": "n1"}).encode() + b"\n")
+        hello = json.loads(lines.readline())
+        real = json.loads((Path(request.pop("_project")) / SIDECAR).read_text())["token"]  # type: ignore[arg-type]
+        assert proven(hello["proof"], real, "server", "n1")  # the server proves itself first
+        body = {**request, "proof": proof(token, "client", hello["nonce"])}
+        conn.sendall(json.dumps(body).encode() + b"\n")
+        return dict(json.loads(lines.readline()))
+
+
 def test_the_sidecar_is_private_and_a_wrong_token_gets_nothing(project: Path) -> None:
-    """Only the server's user can read the token; a request without it is refused, not answered."""
+    """Only the server's user can read the token; a client that cannot prove it gets nothing."""
     with server(project):
         sidecar = project / SIDECAR
         assert sidecar.stat().st_mode & 0o077 == 0
         port = json.loads(sidecar.read_text())["port"]
-        request = {"protocol": 1, "op": "query", "token": "guess", "argv": ["query", "retry"]}
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(json.dumps(request).encode() + b"\n")
-            conn.shutdown(socket.SHUT_WR)
-            reply = json.loads(conn.makefile("rb").read())
-        assert reply["answered"] is False and "stdout" not in reply
-        assert answered(project) == 0
+        request: dict[str, object] = {"op": "status", "_project": str(project)}
+        assert _handshake(port, dict(request), json.loads(sidecar.read_text())["token"])["answered"] is True
+        refused = _handshake(port, dict(request), "guess")
+        assert refused["answered"] is False and "queries" not in refused
+
+
+def test_a_readable_sidecar_or_a_silent_listener_is_not_trusted(project: Path, tmp_path: Path) -> None:
+    """A sidecar others can read is ignored; a listener that never proves itself is left at once."""
+    with server(project):
+        sidecar = project / SIDECAR
+        sidecar.chmod(0o644)
+        _same(query(project, "retry backoff"), query(project, "retry backoff", cold=True))
+        sidecar.chmod(0o600)
+        assert answered(project) == 0  # the readable sidecar was not used
+        saved = sidecar.read_text()
+        heard: list[bytes] = []
+        with socket.socket() as silent:  # accepts, then says nothing, as another program might
+            silent.bind(("127.0.0.1", 0))
+            silent.listen()
+
+            def listen() -> None:
+                conn, _ = silent.accept()
+                with conn:
+                    conn.settimeout(5)
+                    with contextlib.suppress(OSError):
+                        while chunk := conn.recv(65536):
+                            heard.append(chunk)
+
+            listener = threading.Thread(target=listen)
+            listener.start()
+            sidecar.write_text(json.dumps(dict(json.loads(saved), port=silent.getsockname()[1])))
+            sidecar.chmod(0o600)
+            _same(query(project, "retry backoff"), query(project, "retry backoff", cold=True))
+            listener.join()
+        sidecar.write_text(saved)
+        said = b"".join(heard)
+        assert b'"hello"' in said  # it was asked to prove itself ...
+        assert b"retry" not in said and b"argv" not in said and b"token" not in said  # ... and told nothing

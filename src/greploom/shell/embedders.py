@@ -26,8 +26,12 @@ def make_embedder(
     *,
     dimension: int = 0,
     deadline_s: float | None = None,
+    one_shot: bool = False,
 ) -> Embedder | None:
     """The embedder for ``provider`` (None for ``none``: lexical-only).
+
+    ``one_shot``: the process embeds one query and ends (a cold CLI query),
+    so the local model is loaded for that (see :class:`LocalEmbedder`).
 
     ``recorded_url`` is the server URL the index was built with, used when the
     configuration names none. For HTTP embedders, ``dimension`` is the width
@@ -49,7 +53,7 @@ def make_embedder(
                 f"the local provider runs {LOCAL_MODEL} only; set GREPLOOM_LOCAL_MODEL_DIR "
                 f"for another ONNX model, or use --provider ollama/openai for {model!r}"
             )
-        return LocalEmbedder(config.local_model_dir)
+        return LocalEmbedder(config.local_model_dir, optimize=not one_shot)
     name = model or DEFAULT_MODELS[provider]
     if provider == "ollama":
         from greploom.shell.embed_http import OllamaEmbedder
@@ -95,9 +99,16 @@ def provider_for_urls(config: GrepLoomConfig, provider: str, *, chosen: bool) ->
 
 
 def query_embedder(
-    config: GrepLoomConfig, recorded: EmbedderIdentity | None, recorded_url: str | None = None
+    config: GrepLoomConfig,
+    recorded: EmbedderIdentity | None,
+    recorded_url: str | None = None,
+    *,
+    one_shot: bool = False,
 ) -> Embedder | None:
-    """The embedder a query must use: the index's, unless the config names another (an error)."""
+    """The embedder a query must use: the index's, unless the config names another (an error).
+
+    ``one_shot``: for a process that answers one query (:func:`make_embedder`).
+    """
     if recorded is None:
         if config.provider not in (None, "none"):
             raise EmbedderError(
@@ -122,6 +133,7 @@ def query_embedder(
         recorded_url,
         dimension=recorded.dimension,
         deadline_s=config.query_timeout,
+        one_shot=one_shot,
     )
     if embedder is not None and embedder.identity.describe() != recorded.describe():
         found = embedder.identity.describe()

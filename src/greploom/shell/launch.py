@@ -17,6 +17,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tokens = list(sys.argv[1:] if argv is None else argv)
     try:
         answered = _resident(tokens)
+    except KeyboardInterrupt:
+        print("greploom: interrupted", file=sys.stderr)
+        return 130
     except Exception:  # the resident path is only ever a shortcut: the cold one decides
         answered = None
     if answered is not None:

@@ -68,8 +68,12 @@ def cpg_graph(
 class QueryEngine:
     """A warm query path over one index file (thread-safe)."""
 
-    def __init__(self, config: GrepLoomConfig, count: TokenCounter = count_tokens) -> None:
+    def __init__(
+        self, config: GrepLoomConfig, count: TokenCounter = count_tokens, *, one_shot: bool = False
+    ) -> None:
+        """``one_shot``: the engine answers one query and is closed (the cold CLI path)."""
         self.config = config
+        self._one_shot = one_shot
         self.count = count
         self._lock = threading.RLock()
         self._store: IndexStore | None = None
@@ -118,7 +122,10 @@ class QueryEngine:
                 self._embedder.close()
             self._embedder, self._embedder_error = None, None
             self._embedder = query_embedder(
-                self.config, recorded_identity(meta), meta.get("embedder_url") or None
+                self.config,
+                recorded_identity(meta),
+                meta.get("embedder_url") or None,
+                one_shot=self._one_shot,
             )
         self._meta = meta
         return self._store
@@ -378,7 +385,7 @@ def run_query(
     cpg_path: Path | None = None,
 ) -> QueryAnswer:
     """One query against ``config.db_path``, with a fresh engine."""
-    engine = QueryEngine(config)
+    engine = QueryEngine(config, one_shot=True)
     try:
         return engine.query(text, node_ids, include_source=include_source, cpg_path=cpg_path)
     finally:

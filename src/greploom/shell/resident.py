@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hmac
 import io
 import json
 import os
 import secrets
 import socketserver
+import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,9 +32,17 @@ import attrs
 
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.querying import QueryEngine
-from greploom.shell.resident_client import PROTOCOL, sidecar_path
+from greploom.shell.resident_client import (
+    PROCESS_ENV,
+    PROTOCOL,
+    proof,
+    proven,
+    sidecar_path,
+    wants_resident,
+)
 
 MAX_REQUEST = 1024 * 1024  # one command line and its environment
+HANDSHAKE_TIMEOUT_S = 10.0
 # Outcomes answered warm: success, and a usage error (a budget too small, an unknown
 # node), which the command line and the index decide alone. Every other failure
 # (a missing or damaged index, an embedder, the disk) is about this machine's state
@@ -58,6 +66,7 @@ class ResidentServer:
         self.answered = 0
         self._engines: dict[GrepLoomConfig, QueryEngine] = {}
         self._lock = threading.Lock()
+        self._running = threading.Lock()
         self._server: socketserver.ThreadingTCPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -67,6 +76,8 @@ class ResidentServer:
         owner = self
 
         class Handler(socketserver.StreamRequestHandler):
+            timeout = HANDSHAKE_TIMEOUT_S  # an idle connection does not hold its thread
+
             def handle(self) -> None:
                 owner.handle(self.rfile, self.wfile)
 
@@ -111,8 +122,9 @@ class ResidentServer:
     def _write_sidecar(self, port: int) -> None:
         """The sidecar, written whole (a client never reads half of one) and readable by this user only."""
         body = {"protocol": PROTOCOL, "pid": os.getpid(), "port": port, "token": self.token, "db": self.db}
-        partial = f"{self.sidecar}.{os.getpid()}.tmp"
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # mkstemp: a new file of its own (O_EXCL, no link followed), mode 0600 from the start.
+        folder, name = os.path.split(self.sidecar)
+        fd, partial = tempfile.mkstemp(prefix=name + ".", dir=folder)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(body, handle)
@@ -124,23 +136,21 @@ class ResidentServer:
 
     # -- requests ---------------------------------------------------------------
     def handle(self, rfile: io.BufferedIOBase, wfile: io.BufferedIOBase) -> None:
-        """One request line in, one reply line out."""
-        line = rfile.readline(MAX_REQUEST + 1)
-        try:
-            request = json.loads(line) if len(line) <= MAX_REQUEST else None
-        except ValueError:
-            request = None
-        reply = self.reply(request)
-        with contextlib.suppress(OSError):
-            wfile.write(json.dumps(reply).encode("utf-8") + b"\n")
+        """One exchange (:mod:`greploom.shell.resident_client`): hello, proofs, request, reply."""
+        hello = _read(rfile, 4096)
+        if hello is None or hello.get("protocol") != PROTOCOL or not isinstance(hello.get("hello"), str):
+            return
+        mine = secrets.token_hex(16)
+        if not _send(wfile, {"proof": proof(self.token, "server", hello["hello"]), "nonce": mine}):
+            return
+        request = _read(rfile, MAX_REQUEST)
+        if request is None or not proven(request.get("proof"), self.token, "client", mine):
+            _send(wfile, {"answered": False, "why": "no proof of the token"})
+            return
+        _send(wfile, self.reply(request))
 
-    def reply(self, request: Any) -> dict[str, Any]:
-        """The reply to one decoded request (``answered`` False: the client answers it cold)."""
-        if not isinstance(request, dict) or request.get("protocol") != PROTOCOL:
-            return {"answered": False, "why": "not a request of this protocol"}
-        token = request.get("token")
-        if not isinstance(token, str) or not hmac.compare_digest(token, self.token):
-            return {"answered": False, "why": "wrong token"}
+    def reply(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The reply to an authenticated request (``answered`` False: the client answers it cold)."""
         if request.get("op") == "status":
             return {"answered": True, "pid": os.getpid(), "started": self.started, "queries": self.answered}
         if request.get("op") != "query":
@@ -160,20 +170,25 @@ class ResidentServer:
         argv, cwd, env = request.get("argv"), request.get("cwd"), request.get("env")
         if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
             raise NotServed("argv")
+        if not wants_resident(argv, {}):  # a query, without the flags only the cold path answers
+            raise NotServed("not a query this server answers")
         if not isinstance(cwd, str) or not os.path.isabs(cwd) or not isinstance(env, dict):
             raise NotServed("cwd or env")
         if request.get("db") != self.db:
             raise NotServed("another index")
         environ = {str(k): str(v) for k, v in env.items()}
+        if any(environ.get(name) != os.environ.get(name) for name in PROCESS_ENV):
+            raise NotServed("another proxy or certificate setting")  # httpx reads these from this process
         out, err = io.StringIO(), io.StringIO()
         invocation = cli.Invocation(
             environ=environ, engine_for=lambda config: self.engine_for(config, Path(cwd)), out=out, err=err
         )
-        token = cli.INVOCATION.set(invocation)
-        try:
-            code = cli.main(argv)
-        finally:
-            cli.INVOCATION.reset(token)
+        with self._running:  # one command line at a time: cyclopts' app is one shared object
+            token = cli.INVOCATION.set(invocation)
+            try:
+                code = cli.main(argv)
+            finally:
+                cli.INVOCATION.reset(token)
         if code not in ANSWERED_CODES:
             raise NotServed(f"exit {code}")
         return out.getvalue(), err.getvalue(), code
@@ -184,23 +199,51 @@ class ResidentServer:
         if os.path.realpath(db) != self.db:
             raise NotServed("another index")
         model_dir = config.local_model_dir
-        # What a query sets per call is left out of the key: one engine serves every value of it.
+        # The key holds what makes an engine: the embedder's settings. What a query sets
+        # per call, and what only index runs read, are left out of it.
+        defaults = GrepLoomConfig()
         key = attrs.evolve(
-            config,
-            budget=0,
-            top_k=0,
-            depth=0,
-            ranking="",
-            context="",
-            db_path=Path(),
+            defaults,
+            provider=config.provider,
+            model=config.model,
+            ollama_url=config.ollama_url,
+            embedding_url=config.embedding_url,
+            api_key=config.api_key,
+            query_timeout=config.query_timeout,
             local_model_dir=cwd / model_dir if model_dir else None,
         )
         with self._lock:
-            engine = self._engines.get(key)
+            engine = self._engines.pop(key, None)
             if engine is None:
-                if len(self._engines) >= MAX_ENGINES:
-                    oldest = next(iter(self._engines))
-                    self._engines.pop(oldest).close()
-                engine = QueryEngine(attrs.evolve(key, db_path=db))
-                self._engines[key] = engine
+                # Loaded as a cold CLI query loads its model (one_shot), so the vectors,
+                # and the answers, are the cold path's bit for bit.
+                engine = QueryEngine(attrs.evolve(key, db_path=db), one_shot=True)
+            self._engines[key] = engine  # the most recently used last
+            while len(self._engines) > MAX_ENGINES:
+                # Dropped, not closed: a query may still be using it; it closes when collected.
+                self._engines.pop(next(iter(self._engines)))
             return engine
+
+
+def _read(rfile: io.BufferedIOBase, limit: int) -> dict[str, Any] | None:
+    """One JSON object from one line of at most ``limit`` bytes, or None (a timeout included)."""
+    try:
+        line = rfile.readline(limit + 1)
+    except OSError:
+        return None
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _send(wfile: io.BufferedIOBase, message: Mapping[str, Any]) -> bool:
+    try:
+        wfile.write(json.dumps(message).encode("utf-8") + b"\n")
+        wfile.flush()
+    except OSError:
+        return False
+    return True

@@ -13,18 +13,31 @@ answers as it always did: the resident path only ever changes how fast.
 Standard library only, and kept small: it runs at every CLI start.
 
 Protocol (version 1), chosen for a client that must start in milliseconds:
-one TCP connection to 127.0.0.1 per request, one line of JSON each way.
-Loopback TCP rather than a Unix socket, because a socket path beside an
-index can pass the 108-byte limit and because it works on every platform;
-the port is reachable by every local user, so the token, in a file only
-the server's user can read (0600), is what admits a client.
+one TCP connection to 127.0.0.1 per request, lines of JSON. Loopback TCP
+rather than a Unix socket, because a socket path beside an index can pass
+the 108-byte limit and because it works on every platform. The port is
+reachable by every local user, and after a crash or a reboot another
+program may hold it, so the token (in a sidecar that must be this user's
+own, and readable by nobody else) never crosses the wire; each side proves
+it knows it first:
+
+1. client -> ``{"protocol": 1, "hello": NONCE_C}``
+2. server -> ``{"proof": HMAC(token, "server:" + NONCE_C), "nonce": NONCE_S}``,
+   within ``CONNECT_TIMEOUT_S`` (a silent or foreign listener is given up on)
+3. client -> ``{"proof": HMAC(token, "client:" + NONCE_S), "op": ...}``: only
+   now is anything of the user's sent (command line, environment)
+4. server -> the reply
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import socket
+import stat
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,8 +50,15 @@ MAX_REPLY = 64 * 1024 * 1024
 # Flags that make the cold path the only right one: help and version text, and a
 # CPG file the server would read relative to its own working directory.
 COLD_ONLY = frozenset({"--help", "-h", "--version", "--cpg"})
-# The environment a query's settings come from (greploom.shell.config.GrepLoomConfig.from_env).
+# The environment a query's settings come from (greploom.shell.config.GrepLoomConfig.from_env),
+# and what the HTTP embedders read from the process's environment (httpx: proxies and
+# certificates): the server answers only when the latter are its own too.
 PASSED_ENV = ("OPENAI_API_KEY",)
+PROCESS_ENV = tuple(
+    name
+    for base in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR")
+    for name in (base, base.lower())
+)
 
 
 def sidecar_path(db: str) -> str:
@@ -63,13 +83,40 @@ def wants_resident(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
     return not any(token.split("=", 1)[0] in COLD_ONLY for token in argv[1:])
 
 
+def proof(token: str, side: str, nonce: str) -> str:
+    """What a side sends to show it knows the token, for the other side's nonce."""
+    return hmac.new(token.encode("utf-8"), f"{side}:{nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def proven(got: Any, token: str, side: str, nonce: str) -> bool:
+    """Whether ``got`` is the proof ``side`` owes for ``nonce``."""
+    return isinstance(got, str) and hmac.compare_digest(got.encode(), proof(token, side, nonce).encode())
+
+
 def read_sidecar(path: str) -> dict[str, Any] | None:
-    """The sidecar's fields, or None when there is none or it is not one."""
+    """The sidecar's fields, or None when there is none, it is not one, or it is not to be trusted.
+
+    Trusted: a regular file (not a link) of this user's, that nobody else can
+    read or write; another user's could name their listener, a readable one
+    has leaked its token.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        owner = getattr(os, "getuid", None)
+        if not stat.S_ISREG(info.st_mode) or (owner is not None and info.st_uid != owner()):
+            return None
+        if os.name == "posix" and info.st_mode & 0o077:
+            return None
+        with os.fdopen(fd, encoding="utf-8", closefd=False) as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
     if not isinstance(data, dict) or data.get("protocol") != PROTOCOL:
         return None
     if not isinstance(data.get("port"), int) or not isinstance(data.get("token"), str):
@@ -78,27 +125,44 @@ def read_sidecar(path: str) -> dict[str, Any] | None:
 
 
 def exchange(sidecar: Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Send one request to the server the sidecar names; its reply, or None for no reply."""
-    message = json.dumps({**request, "token": sidecar["token"], "protocol": PROTOCOL}) + "\n"
+    """Send one request to the server the sidecar names; its reply, or None for no reply.
+
+    Nothing of the request is sent before the listener has proven it holds
+    the sidecar's token (the module's protocol).
+    """
+    token = str(sidecar["token"])
+    mine = secrets.token_hex(16)
     try:
         with socket.create_connection(("127.0.0.1", sidecar["port"]), timeout=CONNECT_TIMEOUT_S) as conn:
+            lines = conn.makefile("rb")
+            conn.sendall(_line({"protocol": PROTOCOL, "hello": mine}))
+            hello = _read(lines, 4096)
+            if hello is None or not proven(hello.get("proof"), token, "server", mine):
+                return None
+            theirs = hello.get("nonce")
+            if not isinstance(theirs, str):
+                return None
+            conn.sendall(_line({**request, "proof": proof(token, "client", theirs)}))
             conn.settimeout(ANSWER_TIMEOUT_S)
-            conn.sendall(message.encode("utf-8"))
-            conn.shutdown(socket.SHUT_WR)
-            chunks: list[bytes] = []
-            size = 0
-            while chunk := conn.recv(1 << 16):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > MAX_REPLY:
-                    return None
+            return _read(lines, MAX_REPLY)
     except OSError:
         return None
+
+
+def _line(message: Mapping[str, Any]) -> bytes:
+    return json.dumps(message).encode("utf-8") + b"\n"
+
+
+def _read(lines: Any, limit: int) -> dict[str, Any] | None:
+    """One JSON object from one line of at most ``limit`` bytes, or None."""
+    line = lines.readline(limit + 1)
+    if not line.endswith(b"\n"):
+        return None  # the connection closed early, or the line is too long
     try:
-        reply = json.loads(b"".join(chunks))
+        message = json.loads(line)
     except ValueError:
         return None
-    return reply if isinstance(reply, dict) else None
+    return message if isinstance(message, dict) else None
 
 
 def resident_answer(
@@ -114,7 +178,8 @@ def resident_answer(
     sidecar = read_sidecar(sidecar_path(os.path.join(cwd, db)))
     if sidecar is None:
         return None
-    env = {k: v for k, v in environ.items() if k.startswith("GREPLOOM_") or k in PASSED_ENV}
+    passed = (*PASSED_ENV, *PROCESS_ENV)
+    env = {k: v for k, v in environ.items() if k.startswith("GREPLOOM_") or k in passed}
     request = {
         "op": "query",
         "argv": list(argv),

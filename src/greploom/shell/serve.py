@@ -56,8 +56,8 @@ def serve_forever(
     )
     mcp, service = build_server(ServeSettings(config=config, cpg_path=cpg, roots=roots))
     answering = start_resident(config.db_path) if resident else None
-    stop_on_sigterm(answering, graceful=transport != "stdio")
     try:
+        stop_on_sigterm(answering, graceful=transport != "stdio")
         if transport == "stdio":
             mcp.run(transport="stdio", show_banner=False)
         else:
@@ -80,24 +80,34 @@ def serve_forever(
                         "stop whatever holds the port or pick another with --port"
                     ) from None
                 raise
+    except Stopped:
+        pass  # SIGTERM: a requested stop, not an interruption (exit 0, nothing to say)
     finally:
         if answering is not None:
             answering.close()
         service.close()
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C's KeyboardInterrupt would be, so uvicorn shuts down gracefully."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped
+
+
 def stop_on_sigterm(answering: ResidentServer | None, *, graceful: bool) -> None:
     """SIGTERM (how service managers and MCP clients stop a server) leaves no sidecar behind.
 
     Over HTTP it stops the server as Ctrl-C does (uvicorn's graceful
-    shutdown, then everything closed). Over stdio a thread blocked reading
+    shutdown, then everything closed), and the process exits 0. Over stdio a thread blocked reading
     the client's stream would hold that up; there SIGTERM removes the
     sidecar and then ends the process at once, as it did before.
     """
     if threading.current_thread() is not threading.main_thread():
         return
     if graceful:
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _stop)
         return
 
     def end(signum: int, frame: object) -> None:
