@@ -299,7 +299,7 @@ def test_rebuilt_index_is_picked_up_and_writers_do_not_collide(workdir: Path) ->
 
     async def go() -> None:
         async with stdio(workdir) as client:
-            before = await client.call_tool("search_code", {"query": "cart", "db_path": "swap.db"})
+            before = await client.call_tool("search_code", {"query": "cart total", "db_path": "swap.db"})
             assert before.structured_content["metadata"]["search_mode"] == "hybrid"
             rebuilt = cli("index", workdir / "pyshop.json", "--db", db, "--provider", "none", "--force")
             assert rebuilt.code == 0, rebuilt.err

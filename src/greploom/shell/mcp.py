@@ -46,11 +46,11 @@ or a pasted traceback: the definitions around those lines come first) first; cal
 get_node_context with keys from a previous result (the `key` field, or the `key:` that ends each
 block's header, e.g. function:pkg/mod.py:Class.method), or with a qualified name that names one
 definition (pkg.mod.Class.method, Class.method), to see a node and its callers and callees; call index_code
-after the code changed. Each text result starts with a header line: search mode (hybrid, or
-lexical-only when no embedder answered), embedder, tokens used / budget, whether a block was
-truncated, how many were dropped, how many were shortened (shown with only the lines that
-answer the question, without source, or as a one-line reference because the budget ran short:
-each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
+after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
+a name the index defines; lexical-only when no embedder answered), embedder, tokens used / budget,
+whether a block was truncated, how many were dropped, how many were shortened (shown with only the
+lines that answer the question, without source, or as a one-line reference because the budget ran
+short: each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
 name what a focused block left out), and how old the index is. By default (code="hits") the
 hits show their code and their callers and callees their signatures: pass code="none" for the
 cheapest overview, code="all" for everyone's code. Pass a shortened hit's `key` to

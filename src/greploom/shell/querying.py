@@ -42,7 +42,7 @@ from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
 from greploom.shell.guard import clip
 from greploom.shell.ports import Embedder, TokenCounter, recorded_identity
-from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, ranked_search
+from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, names_a_definition, ranked_search
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
@@ -146,8 +146,12 @@ class QueryEngine:
             self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root, walk=True))
         return self._cpg[1]
 
-    def _warm_up(self, store: IndexStore) -> None:
+    def _warm_up(self, store: IndexStore, query: Query, ranking: str) -> bool:
         """Before a search that will embed the query: start loading the model, build the token table.
+
+        True (and nothing loaded) when the query is a symbol naming a
+        definition the index holds: it is answered by name and words
+        (:func:`greploom.shell.search.names_a_definition`), with no vector.
 
         The local model loads in a background thread and onnxruntime builds its
         session (about 0.2 s) without holding the GIL, so the token table (the
@@ -157,11 +161,14 @@ class QueryEngine:
         needed, and is reported there (an unreadable token table as itself,
         not as a fault of the index file).
         """
+        if ranking == "signals" and names_a_definition(store, query):
+            return True
         preload = getattr(self._embedder, "preload", None) if store.has_vectors() else None
         if preload is not None:
             preload()
             with contextlib.suppress(Exception):
                 self.count("")
+        return False
 
     def search(
         self,
@@ -170,14 +177,18 @@ class QueryEngine:
         top_k: int,
         ranking: str = "signals",
         located: Sequence[str] | None = None,
+        *,
+        by_name: bool = False,
     ) -> tuple[list[SearchHit], str]:
         """Ranked candidates (all of them with signals, top-k plain), and the search mode.
 
         Lexical-only when the index has no vectors or the embedder does not answer.
         ``located``: the keys the query's places point at, when already looked up.
+        ``by_name``: a symbol query naming a definition (:meth:`_warm_up`), searched
+        without its vector: mode ``symbol``.
         """
         query = as_query(text)
-        embedder = self._embedder if store.has_vectors() else None
+        embedder = self._embedder if store.has_vectors() and not by_name else None
 
         def search(with_embedder: Embedder | None) -> list[SearchHit]:
             if ranking == "plain":
@@ -191,7 +202,8 @@ class QueryEngine:
                 return hits, "hybrid"
             except EmbedderError as exc:
                 self._embedder_error = str(exc)
-        return search(None), "lexical-only"
+        # A symbol searched by name says so; an index without vectors says that first.
+        return search(None), "symbol" if by_name and store.has_vectors() else "lexical-only"
 
     def query(
         self,
@@ -248,7 +260,7 @@ class QueryEngine:
                 else:
                     if query is None or not query.tokens:  # (no node ids: there is text)
                         raise UsageError("the query has no searchable words; use names or plain words")
-                    self._warm_up(store)
+                    by_name = self._warm_up(store, query, config.ranking)
                     # Places looked up once, for the ranking and for the header: a
                     # `path:line` the index has no file for is answered as words, and says so.
                     placed = store.locate(query.places)
@@ -259,7 +271,9 @@ class QueryEngine:
                     ]
                     located = list(dict.fromkeys(key for _, keys in placed for key in keys))
                     pointed = [(k, p.line) for p, keys in placed if p.line is not None for k in keys]
-                    candidates, mode = self.search(store, query, config.top_k, config.ranking, located)
+                    candidates, mode = self.search(
+                        store, query, config.top_k, config.ranking, located, by_name=by_name
+                    )
                     if adaptive:
                         selection = select([h.score for h in candidates[:CEILING]])
                         hits = candidates[: selection.kept]

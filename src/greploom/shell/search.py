@@ -55,6 +55,17 @@ def hybrid_search(
     ]
 
 
+def names_a_definition(store: IndexStore, query: Query) -> bool:
+    """Whether a symbol query (``Session.send``, ``parse_url``) names a definition the index holds.
+
+    Such a query is answered by name and words alone: its vector adds nothing
+    (measured on the quality harness's 80 symbol queries in 8 code bases: NDCG@10
+    1.000 with the vector and without, 1,548 and 1,544 tokens per answer), and
+    skipping it skips loading the model, which is most of a cold query's time.
+    """
+    return query.kind is QueryKind.SYMBOL and bool(store.definitions_named(query.symbols[:NAMED_SYMBOLS], 1))
+
+
 def ranked_search(
     store: IndexStore,
     text: str | Query,
