@@ -18,6 +18,15 @@ from greploom.shell.cli import main
 GREPLOOM = Path(sys.executable).parent / "greploom"
 
 
+def said(err: str) -> list[str]:
+    """The lines of stderr that say something of the outcome: less warnings and the plain
+    progress lines of an index run's stages (greploom.shell.progress)."""
+    from greploom.shell.progress import is_stage_line
+
+    lines = err.splitlines()
+    return [line for line in lines if not line.startswith("greploom: warning:") and not is_stage_line(line)]
+
+
 @attrs.frozen
 class Run:
     """What a CLI run printed and returned."""

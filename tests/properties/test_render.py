@@ -46,6 +46,7 @@ RESULT_FIELDS = {
     "via",
     "tokens",
     "cut",
+    "stale",
     "detail",
     "text",
     "source",

@@ -9,7 +9,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import cli, said
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def _intact(db: Path) -> None:
 
 
 def _one_line(err: str) -> None:
-    lines = [line for line in err.splitlines() if not line.startswith("greploom: warning:")]
+    lines = said(err)
     assert len(lines) == 1 and lines[0].startswith("greploom: error: "), err
 
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from tests.cli_helpers import GREPLOOM, Run, cli
+from tests.cli_helpers import GREPLOOM, Run, cli, said
 
 DEPTH = 1000  # far past Python's own recursion limit, where a recursive walk fails
 TIMEOUT_S = 60  # a FIFO or /dev/zero that is read hangs: the test fails instead
 
 
 def _one_line(err: str) -> None:
-    lines = [line for line in err.splitlines() if not line.startswith("greploom: warning:")]
+    lines = said(err)
     assert len(lines) == 1 and lines[0].startswith("greploom: error: "), err
 
 

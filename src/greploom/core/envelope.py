@@ -98,8 +98,9 @@ class PackedEnvelope:
     tokens: int
 
 
-def packing_counts(packing: Packing) -> dict[str, Any]:
-    """What a packing kept, cut, dropped and shortened, as the metadata states it."""
+def packing_counts(packing: Packing, stale: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What a packing kept, cut, dropped and shortened, and how many of its blocks are stale
+    (their keys ``stale``: greploom.core.freshness), as the metadata states it."""
     return {
         "results": len(packing.blocks),
         "truncated": packing.truncated,
@@ -111,6 +112,7 @@ def packing_counts(packing: Packing) -> dict[str, Any]:
             for p in packing.blocks
         ),
         "references": sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
+        "stale": sum(p.block.key in stale for p in packing.blocks),
     }
 
 
@@ -138,8 +140,9 @@ def pack_envelope(
     meta = dict(metadata, budget=budget)
     widest = len(nodes)
     worst = dict(meta, results=widest, truncated=True, dropped=widest, shortened=widest)
-    worst.update(references=widest, tokens_used=budget)
+    worst.update(references=widest, stale=widest, tokens_used=budget)
     reserve = envelope_tokens({"metadata": worst, "results": []}, count)
+    stale = frozenset(n.ref.key for n in nodes if n.stale)
     if blocks is None:
         room = budget - reserve
         blocks = context_blocks(nodes, include_source, cut_hits, focus_on=focus_on, budget=room, count=count)
@@ -156,7 +159,7 @@ def pack_envelope(
         packing = pack_blocks(blocks, budget, count, reserve, price=price)
         if nodes and not packing.blocks:
             return None
-        meta.update(packing_counts(packing), tokens_used=packing.tokens_used)
+        meta.update(packing_counts(packing, stale), tokens_used=packing.tokens_used)
         envelope = render_json(meta, packing, nodes, include_source)
         envelope["metadata"] = meta  # settled in place below
         used = _settle(envelope, count)

@@ -118,6 +118,9 @@ class ExpandedNode:
     end_line: int | None
     node_id: str
     structure: StructuralContext
+    # The node's file changed since the index read it (greploom.core.freshness): its
+    # lines are the indexed ones. Set by the query after expansion; False when unknown.
+    stale: bool = False
 
 
 @attrs.frozen

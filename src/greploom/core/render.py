@@ -2,7 +2,7 @@
 
 A block reads::
 
-    ## {relationship}: {kind} {qualname} ({file}:{line}) key: {key}
+    ## {relationship}: {kind} {qualname} ({file}:{line}[, stale]) key: {key}
     {summary}
     Defined at {file}:{line}[-{end_line}]
     {relationship} of {qualname it was reached from}      (expanded nodes only)
@@ -17,6 +17,9 @@ The fence is one backtick longer than the longest backtick run in the
 source (at least three), so source containing fences cannot break out. A
 block shown as a reference is its header line alone.
 
+``stale``: the node's file changed since the index read it
+(greploom.core.freshness), so the lines shown are the indexed ones.
+
 The stable key ends the header line, so every block an agent reads, a
 one-line reference included, names what to pass to ``get_node_context`` /
 ``--node`` (two blocks of one name, a getter and its setter, differ only
@@ -27,7 +30,7 @@ The ``key:`` label costs two tokens more than the bare key and says what it is.
 
 The JSON envelope is ``{"metadata": {...}, "results": [...]}``: one result per
 packed block with node id and stable key, name, kind, file, line,
-relationship, relevance, tokens, ``cut``, ``detail`` (full, summary or
+relationship, relevance, tokens, ``cut``, ``stale``, ``detail`` (full, summary or
 reference: how much of the node the text shows), text, ``source`` and
 ``structural_context``. Its shape is a public contract: fields may be added,
 never renamed or removed. What the text of a result does not show is not
@@ -154,9 +157,8 @@ def render_block(
     source, SUMMARY does not, REFERENCE is the header line alone.
     """
     ref = node.ref
-    lines = [
-        f"## {node.relationship.value}: {ref.kind} {node.qualname} ({ref.file}:{ref.line}) key: {ref.key}"
-    ]
+    place = f"{ref.file}:{ref.line}, stale" if node.stale else f"{ref.file}:{ref.line}"
+    lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({place}) key: {ref.key}"]
     if detail is Detail.REFERENCE:
         return lines[0]
     if detail is not None:
@@ -366,6 +368,7 @@ def result_json(
         "via": node.via,
         "tokens": tokens,
         "cut": cut,
+        "stale": node.stale,
         "detail": label or None,
         "text": text,
         "source": node.source if whole else None,

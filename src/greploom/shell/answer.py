@@ -140,6 +140,9 @@ def header_line(meta: Mapping[str, Any]) -> str:
     shortened = ""
     if meta.get("shortened"):
         shortened = f" | shortened: {meta['shortened']} ({meta['references']} to references)"
+    # Blocks whose file changed since the index read it (marked `stale` in their headers).
+    if meta.get("stale"):
+        unknown = f" | stale: {meta['stale']} (files changed since indexed)" + unknown
     return (
         f"# greploom: {what} | {meta['results']} results from {meta['hits']} hits | "
         f"{meta['tokens_used']}/{meta['budget']} tokens | truncated: "
@@ -169,15 +172,16 @@ def pack_text(
     meta = dict(base, budget=budget)
     widest = len(nodes)
     worst = dict(meta, results=widest, tokens_used=budget, truncated=True, dropped=widest)
-    worst.update(shortened=widest, references=widest)
+    worst.update(shortened=widest, references=widest, stale=widest)
     reserve = count(header_line(worst) + "\n\n")
+    stale = frozenset(n.ref.key for n in nodes if n.stale)
     while reserve < budget:
         packing = assemble_context(
             nodes, budget, count, include_source, reserve, cut_hits=cut_hits, focus_on=focus_on
         )
         if nodes and not packing.blocks:
             return None
-        meta.update(packing_counts(packing), tokens_used=packing.tokens_used)
+        meta.update(packing_counts(packing, stale), tokens_used=packing.tokens_used)
         text, used = _settle(meta, packing, count)
         if used <= budget:
             return TextAnswer(text, packing, meta)

@@ -46,6 +46,7 @@ def query_metadata(
     unknown: Sequence[str],
     cpg_path: Path | None,
     places_not_found: Sequence[str] = (),
+    freshness: str = "unknown",
 ) -> dict[str, Any]:
     """The metadata of one answer, from the index's recorded meta and the query as run."""
     now = dt.datetime.now(dt.timezone.utc)
@@ -77,4 +78,7 @@ def query_metadata(
         "hits": len(hits),
         "unknown_nodes": list(unknown),
         "places_not_found": list(places_not_found),
+        # Whether the blocks' files were compared with the index's stamps ("checked"),
+        # or could not be ("unknown": a CPG indexed without its source directory).
+        "freshness": freshness,
     }

@@ -94,15 +94,6 @@ def _config(**overrides: Any) -> GrepLoomConfig:
     return GrepLoomConfig.from_env(_invocation().environ).with_overrides(**overrides)
 
 
-def _progress_bar(stage: str, done: int, total: int) -> None:
-    width = 30
-    filled = width * done // total if total else width
-    sys.stderr.write(f"\r{stage}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    if done >= total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 @app.command
 def index(
     path: Path,
@@ -167,8 +158,13 @@ def index(
         exclude=tuple(exclude) if exclude else None,
         include_vendored=include_vendored or None,
     )
-    progress = _progress_bar if sys.stderr.isatty() else None
-    result = run_index(path, config, progress, force=force)
+    from greploom.shell.progress import progress_for
+
+    progress = progress_for(sys.stderr)  # bars on a terminal, a plain line per stage otherwise
+    try:
+        result = run_index(path, config, progress, force=force)
+    finally:
+        progress.close()
     for note in result.notes:
         print(f"greploom: {note}", file=sys.stderr)
     for warning in result.warnings:

@@ -135,6 +135,8 @@ def unchanged_run(
             and (config.model is None or config.model == meta.get("embedder_model"))
             and (provider != "local" or meta.get("embedder_model") == local_model)
             and store.counts()["pending"] == 0
+            # An index from before file stamps gets them on its next run (freshness, per block).
+            and (source_root is None or store.has_file_stamps())
         )
         if not same or store.quick_check():
             return None  # work to do, or a damaged file the full run reports

@@ -23,12 +23,14 @@ import apsw
 import attrs
 
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
+from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
 from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
+from greploom.shell.freshness import stamp_files
 from greploom.shell.index_state import IndexResult, recorded_identity, run_meta, unchanged_run
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, Progress
@@ -88,8 +90,9 @@ def _locked_run(
     source: Path, config: GrepLoomConfig, progress: Progress | None, *, force: bool, started: float
 ) -> IndexResult:
     """The run itself, holding the index's lock."""
+    say = progress or _quiet
     db_path = config.db_path
-    cpg_path, built_warnings, selection = _gather_cpg(source, config)
+    cpg_path, built_warnings, selection, stamps = _gather_cpg(source, config, progress)
     source_root = selection.root if selection is not None else None
     note = selection.note() if selection is not None and source.is_dir() else None
     left_out = (note,) if note else ()
@@ -104,9 +107,11 @@ def _locked_run(
             warnings=(*built_warnings, *unchanged.warnings),
             notes=left_out,
         )
+    say("reading the CPG", 0, 1)
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
         cpg_path, config.tier, source_root, walk=True, files=selection.files if selection else None
     )
+    say("reading the CPG", 1, 1)
     warnings = (*built_warnings, *warnings)
     notes = (*left_out, *notes)
     if source.is_dir() and not rows:
@@ -162,6 +167,7 @@ def _locked_run(
             node_count=len(rows),
             warnings=warnings,
         )
+        say("writing the index", 0, len(rows))
         store.switch(
             plan,
             rows,
@@ -169,7 +175,9 @@ def _locked_run(
             identity.dimension if identity else 0,
             new_meta,
             reset_vectors=full and vectors is not None,
+            files=stamps,
         )
+        say("writing the index", len(rows), len(rows))
     finally:
         store.close()
     return IndexResult(
@@ -188,23 +196,37 @@ def _locked_run(
     )
 
 
-def _gather_cpg(source: Path, config: GrepLoomConfig) -> tuple[Path, tuple[str, ...], SourceSet | None]:
+def _quiet(stage: str, done: int, total: int) -> None:
+    """No progress shown."""
+
+
+def _gather_cpg(
+    source: Path, config: GrepLoomConfig, progress: Progress | None = None
+) -> tuple[Path, tuple[str, ...], SourceSet | None, dict[str, FileStamp] | None]:
     """The CPG to index (built by treeloom for a source directory), the build's warnings,
-    and the files the run reads (None: a CPG file without a source root)."""
+    the files the run reads and their stamps, taken before treeloom reads them (None,
+    None: a CPG file without a source root)."""
     if source.is_dir():
         selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
+        stamps = stamp_files(selection.root, selection.files)
         db_path = config.db_path
+        parsed = treeloom_files(selection)
+        if progress:
+            progress("building the CPG", 0, len(parsed))
         cpg_path, built_warnings = build_cpg_with_treeloom(
-            source, db_path.with_name(db_path.stem + ".cpg.json"), files=treeloom_files(selection)
+            source, db_path.with_name(db_path.stem + ".cpg.json"), files=parsed
         )
-        return cpg_path, built_warnings, selection
+        if progress:
+            progress("building the CPG", len(parsed), len(parsed))
+        return cpg_path, built_warnings, selection, stamps
     check_cpg_file(source)
     source_root = config.source_root.resolve() if config.source_root else None
     if source_root is None:
-        return source, (), None
+        return source, (), None, None
     if not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
-    return source, (), select_sources(source_root)
+    selection = select_sources(source_root)
+    return source, (), selection, stamp_files(selection.root, selection.files)
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:

@@ -51,7 +51,8 @@ a name the index defines; lexical-only when no embedder answered), embedder, tok
 whether a block was truncated, how many were dropped, how many were shortened (shown with only the
 lines that answer the question, without source, or as a one-line reference because the budget ran
 short: each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
-name what a focused block left out), and how old the index is. By default (code="hits") the
+name what a focused block left out), how many blocks are stale (their file changed since it was
+indexed: call index_code), and how old the index is. By default (code="hits") the
 hits show their code and their callers and callees their signatures: pass code="none" for the
 cheapest overview, code="all" for everyone's code. Pass a shortened hit's `key` to
 get_node_context for the whole block; raise

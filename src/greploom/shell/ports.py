@@ -79,7 +79,7 @@ class TokenCounter(Protocol):
 
 
 class Progress(Protocol):
-    """Receives progress of a long step (a bar on a terminal, nothing otherwise)."""
+    """Receives progress of an index run's stages (greploom.shell.progress shows it)."""
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         """``done`` of ``total`` units of ``stage`` are finished."""

@@ -31,6 +31,7 @@ from greploom.core.envelope import PackedEnvelope, pack_envelope
 from greploom.core.errors import EmbedderError, StoreError, UsageError
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.focus import FocusQuery
+from greploom.core.freshness import mark_stale
 from greploom.core.names import candidates_line
 from greploom.core.query import Query, as_query, read_query
 from greploom.core.render import SourceMode
@@ -40,6 +41,7 @@ from greploom.shell.answer_meta import query_metadata
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
+from greploom.shell.freshness import changed_files
 from greploom.shell.guard import clip
 from greploom.shell.ports import Embedder, TokenCounter, recorded_identity
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, names_a_definition, ranked_search
@@ -291,7 +293,7 @@ class QueryEngine:
                     stored = StoreGraph(store)
                     stored.prefetch(h.key for h in hits)
                     graph = stored
-                nodes = expand_hits([h.key for h in hits], graph, config.depth)
+                nodes, freshness = self._expand(store, hits, graph, config.depth)
             meta = query_metadata(
                 self._meta,
                 self._embedder_error,
@@ -303,6 +305,7 @@ class QueryEngine:
                 unknown=unknown,
                 cpg_path=cpg_path,
                 places_not_found=places_not_found,
+                freshness=freshness,
             )
         if selection is not None:
             meta.update(
@@ -321,6 +324,19 @@ class QueryEngine:
             cut_hits=bool(node_ids),
             focus_on=focus_on,
         )
+
+    def _expand(
+        self, store: IndexStore, hits: Sequence[SearchHit], graph: Mapping[str, NodeContext], depth: int
+    ) -> tuple[tuple[ExpandedNode, ...], str]:
+        """The hits expanded through the graph, those from files changed since the index
+        flagged stale, and whether that was ``checked`` or is ``unknown`` (no source
+        directory, or its files not stamped)."""
+        nodes = expand_hits([h.key for h in hits], graph, depth)
+        root = self._meta.get("source_root")
+        recorded = store.file_stamps({n.ref.file for n in nodes}) if root else {}
+        if not root or not recorded or not Path(root).is_dir():
+            return nodes, "unknown"
+        return mark_stale(nodes, changed_files(Path(root), recorded)), "checked"
 
     def _pack(
         self,

@@ -21,6 +21,13 @@ as greploom's). Hard to change later, so the reasons are written here:
   a 300-definition code base stored 1,024 vectors' bytes (3.1 MB at 768
   wide); 128 wastes at most 127 rows' and costs 3.5 ms more per search on
   18,000 vectors (13.3 -> 16.8 ms). Files written before keep their chunks.
+- ``files``: each source file the run read, as it was before treeloom read
+  it (path under ``meta.source_root``, size, modification time in ns,
+  sha256): a query flags a block whose file changed since as stale
+  (:mod:`greploom.core.freshness`). Empty when the run had no source
+  directory (a CPG file without ``--source-root``): freshness is then
+  unknown, and said so. Added like ``nodes_by_name`` (``FILES_TABLE``); a
+  file without it answers as one with it empty.
 - ``auto_vacuum = INCREMENTAL`` (set when the file is made, before WAL:
   :func:`greploom.shell.store_file.connect`): a run's
   pending vectors and replaced rows leave free pages (on flask, 442 of
@@ -56,6 +63,10 @@ FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
 FTS_WEIGHTS = (10.0, 5.0, 2.0, 1.0, 0.5)
 
 VECTOR_CHUNK = 128
+FILES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+    "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL)"
+)
 NAME_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes(name COLLATE NOCASE)"
 FILE_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_file ON nodes(file, line)"
 SCHEMA = f"""
@@ -83,6 +94,7 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
     content='', contentless_delete=1
 );
 CREATE TABLE pending(content_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+{FILES_TABLE};
 PRAGMA user_version = {SCHEMA_VERSION};
 PRAGMA application_id = {APPLICATION_ID};
 """

@@ -25,11 +25,12 @@ import apsw
 from greploom.core import names
 from greploom.core.errors import StoreError
 from greploom.core.expand import NodeContext
+from greploom.core.freshness import FileStamp
 from greploom.core.locations import Location
 from greploom.core.plan import IndexEntry, ReindexPlan
 from greploom.shell import store_file, store_rows, store_vectors
 from greploom.shell.faults import storage_faults
-from greploom.shell.schema import FILE_INDEX, NAME_INDEX, SCHEMA, NodeRow
+from greploom.shell.schema import FILE_INDEX, FILES_TABLE, NAME_INDEX, SCHEMA, NodeRow
 from greploom.shell.store_file import BUSY_TIMEOUT_MS, SQLITE_MAGIC, connect
 from greploom.shell.store_sql import IN_CHUNK, read_meta, scalar, write_meta
 from greploom.shell.store_vectors import PENDING_IDENTITY
@@ -86,6 +87,7 @@ class IndexStore:
         with self.write():
             self.conn.execute(NAME_INDEX)
             self.conn.execute(FILE_INDEX)
+            self.conn.execute(FILES_TABLE)
 
     def close(self) -> None:
         """Close the connection."""
@@ -198,11 +200,14 @@ class IndexStore:
         meta: Mapping[str, Any],
         *,
         reset_vectors: bool = False,
+        files: Mapping[str, FileStamp] | None = None,
     ) -> None:
         """Apply a plan in one transaction: after it, queries see the new index, before it the old.
 
         ``vectors`` maps content hash to vector for every embedded key (None
-        for a lexical-only index); ``rows`` holds every current key.
+        for a lexical-only index); ``rows`` holds every current key; ``files``
+        the stamps of the source files the run read (None: no source
+        directory, freshness unknown).
         """
         conn = self.conn
         width, rebuild = store_vectors.switch_width(conn, rows, vectors, dimension, reset=reset_vectors)
@@ -225,6 +230,7 @@ class IndexStore:
                     if vectors is not None:
                         store_vectors.put_vector(conn, rowid, vectors[row.content_hash])
             store_vectors.clear_pending(conn)
+            store_rows.write_file_stamps(conn, files or {})
             self.set_meta(meta)
         with storage_faults(self.path, "write the index"):
             # Every step frees one page: run it to the end (schema.py: auto_vacuum).
@@ -246,6 +252,14 @@ class IndexStore:
     def describe(self, keys: Iterable[str]) -> dict[str, tuple[str, str, str, str]]:
         """(name, qualname, file, kind) for each stored key given, in key order."""
         return store_rows.describe(self.conn, keys)
+
+    def has_file_stamps(self) -> bool:
+        """Whether the last run recorded its source files' stamps."""
+        return store_rows.has_file_stamps(self.conn)
+
+    def file_stamps(self, files: Iterable[str]) -> dict[str, FileStamp]:
+        """The stamps the last run recorded of these files (none for a file it did not read)."""
+        return store_rows.file_stamps(self.conn, files)
 
     def definitions_named(self, symbols: Sequence[str], limit: int) -> list[str]:
         """Keys of the definitions the symbols name, best first (``core.ranking.order_named``)."""

@@ -10,11 +10,12 @@ file points at (:mod:`greploom.core.locations`). Writers call these inside
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import apsw
 
 from greploom.core.expand import NodeContext, NodeRef
+from greploom.core.freshness import FileStamp
 from greploom.core.locations import Location, Span, innermost, match_files
 from greploom.core.plan import IndexEntry
 from greploom.core.ranking import order_named
@@ -66,7 +67,42 @@ def delete_row(conn: apsw.Connection, rowid: int) -> None:
     conn.execute("DELETE FROM nodes WHERE id = ?", (rowid,))
 
 
+def write_file_stamps(conn: apsw.Connection, files: Mapping[str, FileStamp]) -> None:
+    """Replace the recorded source-file stamps (a file from before the table: nothing to do)."""
+    if not _has_files_table(conn):
+        return
+    conn.execute("DELETE FROM files")
+    conn.executemany(
+        "INSERT INTO files(path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
+        [(path, s.size, s.mtime_ns, s.sha256) for path, s in files.items()],
+    )
+
+
+def _has_files_table(conn: apsw.Connection) -> bool:
+    found = scalar(conn, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'files'")
+    return bool(found)
+
+
 # -- reading -------------------------------------------------------------------
+
+
+def has_file_stamps(conn: apsw.Connection) -> bool:
+    """Whether any source-file stamps are recorded."""
+    return _has_files_table(conn) and scalar(conn, "SELECT count(*) FROM files LIMIT 1") != 0
+
+
+def file_stamps(conn: apsw.Connection, files: Iterable[str]) -> dict[str, FileStamp]:
+    """The recorded stamps of these files, where there are any."""
+    wanted = sorted(set(files))
+    if not wanted or not _has_files_table(conn):
+        return {}
+    out: dict[str, FileStamp] = {}
+    for chunk, marks in in_chunks(wanted):
+        for path, size, mtime, digest in conn.execute(
+            f"SELECT path, size, mtime_ns, sha256 FROM files WHERE path IN ({marks})", chunk
+        ):
+            out[path] = FileStamp(int(size), int(mtime), str(digest))
+    return out
 
 
 def stored_entries(conn: apsw.Connection) -> list[IndexEntry]:
