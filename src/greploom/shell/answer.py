@@ -140,6 +140,10 @@ def header_line(meta: Mapping[str, Any]) -> str:
     shortened = ""
     if meta.get("shortened"):
         shortened = f" | shortened: {meta['shortened']} ({meta['references']} to references)"
+    if meta.get("vectors"):  # a first run's vectors are still coming, or stopped coming
+        building = meta.get("build") == "building"
+        how = "index still building" if building else "the build stopped: run greploom index"
+        unknown = f" | vectors: {meta['vectors']} ({how})" + unknown
     # Blocks whose file changed since the index read it (marked `stale` in their headers).
     if meta.get("stale"):
         unknown = f" | stale: {meta['stale']} (files changed since indexed)" + unknown

@@ -47,6 +47,7 @@ def query_metadata(
     cpg_path: Path | None,
     places_not_found: Sequence[str] = (),
     freshness: str = "unknown",
+    build: tuple[int, bool] | None = None,
 ) -> dict[str, Any]:
     """The metadata of one answer, from the index's recorded meta and the query as run."""
     now = dt.datetime.now(dt.timezone.utc)
@@ -81,4 +82,8 @@ def query_metadata(
         # Whether the blocks' files were compared with the index's stamps ("checked"),
         # or could not be ("unknown": a CPG indexed without its source directory).
         "freshness": freshness,
+        # A first index run made the index searchable before its vectors: how far they
+        # are, and whether that run still goes on ("building") or stopped ("stopped").
+        "vectors": f"{build[0]}%" if build else None,
+        "build": ("building" if build[1] else "stopped") if build else None,
     }

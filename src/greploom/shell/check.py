@@ -25,6 +25,7 @@ import attrs
 
 from greploom.core.errors import GreploomError, StoreError
 from greploom.shell.faults import from_sqlite_error
+from greploom.shell.schema import BUILDING
 from greploom.shell.store import PENDING_IDENTITY, IndexStore
 
 
@@ -105,6 +106,11 @@ def _examine(store: IndexStore, db_path: Path) -> CheckReport:
     ]
     if not meta.get("indexed_at"):
         problems.append("incomplete: no run has finished on this index (the first one failed or is running)")
+    elif meta.get(BUILDING):
+        problems.append(
+            "incomplete: the first run's vectors are not all computed (it stopped, or is still running); "
+            "words, names and the graph answer meanwhile"
+        )
     provider = meta.get("embedder_provider", "none")
     recorded_width = int(meta.get("embedder_dimension", "0") or 0)
     width = store.vector_width()

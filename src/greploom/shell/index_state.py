@@ -21,7 +21,7 @@ from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import provider_for_urls
 from greploom.shell.ports import Embedder, EmbedderIdentity, recorded_identity
-from greploom.shell.schema import SCHEMA_VERSION
+from greploom.shell.schema import BUILDING, SCHEMA_VERSION
 from greploom.shell.store import IndexStore
 
 # recorded_identity lives in ports, so that a query reads it without this module; still exported here.
@@ -135,6 +135,7 @@ def unchanged_run(
             and (config.model is None or config.model == meta.get("embedder_model"))
             and (provider != "local" or meta.get("embedder_model") == local_model)
             and store.counts()["pending"] == 0
+            and not meta.get(BUILDING)
             # An index from before file stamps gets them on its next run (freshness, per block).
             and (source_root is None or store.has_file_stamps())
         )

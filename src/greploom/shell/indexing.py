@@ -14,9 +14,10 @@ run. An OS file lock next to the index keeps two runs from interleaving.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import apsw
@@ -25,7 +26,7 @@ import attrs
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
 from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
-from greploom.core.plan import plan_reindex
+from greploom.core.plan import ReindexPlan, plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embedders import make_embedder, provider_for_urls
@@ -33,9 +34,9 @@ from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.freshness import stamp_files
 from greploom.shell.index_state import IndexResult, recorded_identity, run_meta, unchanged_run
 from greploom.shell.lock import index_lock
-from greploom.shell.ports import Embedder, Progress
+from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.rows import compute_rows
-from greploom.shell.schema import NodeRow
+from greploom.shell.schema import BUILDING, NodeRow
 from greploom.shell.serde import check_cpg_file
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
@@ -125,38 +126,13 @@ def _locked_run(
         embedder = _choose_embedder(config, meta, force=force)
         # With no vector table yet (a first run, or one after a lexical-only or an
         # empty index) every row needs its vector, not only the changed ones.
-        full = force or (embedder is not None and (recorded is None or store.vector_width() == 0))
+        # ... and so does every row after a first run that stopped before its end (BUILDING).
+        unfinished = bool(meta.get(BUILDING)) or recorded is None
+        full = force or (embedder is not None and (unfinished or store.vector_width() == 0))
         plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=full)
-        vectors: dict[str, list[float]] | None = None
-        identity = embedder.identity if embedder else None
-        try:
-            if embedder is not None:
-                vectors, width = _embed(
-                    store,
-                    embedder=embedder,
-                    keys=plan.embed,
-                    rows=rows,
-                    embed_texts=embed_texts,
-                    progress=progress,
-                    deadline=started + config.index_timeout,
-                )
-                identity = embedder.identity
-                if not identity.dimension:
-                    # Nothing was sent: the width is the pending vectors' or the index's,
-                    # never the 0 of an embedder that has not answered yet.
-                    known = recorded.dimension if recorded and recorded.space() == identity.space() else 0
-                    identity = attrs.evolve(identity, dimension=width or known)
-                if not full and recorded is not None and recorded.dimension not in (0, identity.dimension):
-                    raise EmbedderError(
-                        f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
-                        f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
-                    )
-        finally:
-            if embedder is not None:
-                embedder.close()
-        new_meta = run_meta(
+        meta_for = functools.partial(
+            run_meta,
             meta,
-            identity=identity,
             embedder=embedder,
             config=config,
             cpg_path=cpg_path,
@@ -167,6 +143,25 @@ def _locked_run(
             node_count=len(rows),
             warnings=warnings,
         )
+        vectors: dict[str, list[float]] | None = None
+        identity = embedder.identity if embedder else None
+        if embedder is not None:
+            # A first run (or one after a first run that stopped) is searchable before
+            # its vectors are: rows, words and graph now, each batch's vectors as it ends.
+            first = _searchable_first(store, meta, plan, rows, embedder, meta_for=meta_for, stamps=stamps)
+            vectors, identity = _embed_run(
+                store,
+                embedder,
+                plan=plan,
+                rows=rows,
+                embed_texts=embed_texts,
+                progress=progress,
+                deadline=started + config.index_timeout,
+                recorded=recorded,
+                keep_width=not full,
+                fill=first,
+            )
+        new_meta = meta_for(identity=identity) | {BUILDING: ""}
         say("writing the index", 0, len(rows))
         store.switch(
             plan,
@@ -194,6 +189,76 @@ def _locked_run(
         warnings=warnings,
         notes=notes,
     )
+
+
+def _searchable_first(
+    store: IndexStore,
+    meta: Mapping[str, str],
+    plan: ReindexPlan,
+    rows: Mapping[str, NodeRow],
+    embedder: Embedder,
+    *,
+    meta_for: Callable[..., dict[str, str]],
+    stamps: Mapping[str, FileStamp] | None,
+) -> bool:
+    """For an index no run has completed: store the rows now, lexically searchable; True then.
+
+    Queries answer from words, names and the graph while the vectors are
+    computed, and each finished batch's vectors become searchable as it is
+    committed (:meth:`IndexStore.fill_vectors`); ``BUILDING`` in the meta says
+    so until the run's switch. A complete index is never touched before its
+    switch: its queries keep the old answers until the new ones are whole.
+    """
+    if (meta.get("indexed_at") and not meta.get(BUILDING)) or not plan.embed:
+        return False
+    early = meta_for(identity=embedder.identity) | {BUILDING: "1"}
+    store.switch(plan, rows, None, 0, early, files=stamps, keep_pending=True)
+    return True
+
+
+def _embed_run(
+    store: IndexStore,
+    embedder: Embedder,
+    *,
+    plan: ReindexPlan,
+    rows: Mapping[str, NodeRow],
+    embed_texts: Mapping[str, str],
+    progress: Progress | None,
+    deadline: float,
+    recorded: EmbedderIdentity | None,
+    keep_width: bool,
+    fill: bool,
+) -> tuple[dict[str, list[float]], EmbedderIdentity]:
+    """The vectors of the plan's rows by content hash, and the embedder's identity with its width.
+
+    ``recorded``: the index's embedder; with ``keep_width`` (not a full run)
+    the vectors must keep its width. The embedder is closed after.
+    """
+    try:
+        vectors, width = _embed(
+            store,
+            embedder=embedder,
+            keys=plan.embed,
+            rows=rows,
+            embed_texts=embed_texts,
+            progress=progress,
+            deadline=deadline,
+            fill=fill,
+        )
+        identity = embedder.identity
+        if not identity.dimension:
+            # Nothing was sent: the width is the pending vectors' or the index's,
+            # never the 0 of an embedder that has not answered yet.
+            known = recorded.dimension if recorded and recorded.space() == identity.space() else 0
+            identity = attrs.evolve(identity, dimension=width or known)
+        if keep_width and recorded is not None and recorded.dimension not in (0, identity.dimension):
+            raise EmbedderError(
+                f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
+                f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
+            )
+    finally:
+        embedder.close()
+    return vectors, identity
 
 
 def _quiet(stage: str, done: int, total: int) -> None:
@@ -317,6 +382,7 @@ def _embed(
     embed_texts: Mapping[str, str],
     progress: Progress | None,
     deadline: float,
+    fill: bool = False,
 ) -> tuple[dict[str, list[float]], int]:
     """Vectors by content hash for every key to embed, and their width (0: none embedded).
 
@@ -331,12 +397,17 @@ def _embed(
     vectors = store.pending_vectors(by_hash, space, width)
     todo = [h for h in by_hash if h not in vectors]
     done = len(by_hash) - len(todo)
+    if fill:  # searchable first: what an earlier run left is searchable at once
+        store.fill_vectors(vectors)
     if progress:
         progress("embedding", done, len(by_hash))
     for start in range(0, len(todo), EMBED_BATCH):
         batch = todo[start : start + EMBED_BATCH]
         kept = (
-            f"embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
+            f"embedded {done} of {len(by_hash)} nodes; the index answers meanwhile from words, names, "
+            "the graph and the vectors done, and the next run goes on from there"
+            if fill
+            else f"embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
             "and the finished batches are kept for the next run"
         )
         if time.monotonic() > deadline:
@@ -359,6 +430,8 @@ def _embed(
                 )
         fresh = dict(zip(batch, got, strict=True))
         store.add_pending(fresh, space)
+        if fill:
+            store.fill_vectors(fresh)
         vectors.update(fresh)
         done += len(batch)
         if progress:

@@ -31,3 +31,26 @@ def index_lock(db_path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def run_in_progress(db_path: Path) -> bool:
+    """Whether an index run holds the index's lock now (without taking it for longer than a look).
+
+    A shared, non-blocking lock on a read-only handle: it fails while a run
+    holds the exclusive one, and a run never waits for it.
+    """
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: unknown, say nothing runs
+        return False
+    try:
+        with lock_path.open("r") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False

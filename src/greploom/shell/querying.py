@@ -43,7 +43,9 @@ from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
 from greploom.shell.freshness import changed_files
 from greploom.shell.guard import clip
+from greploom.shell.lock import run_in_progress
 from greploom.shell.ports import Embedder, TokenCounter, recorded_identity
+from greploom.shell.schema import BUILDING
 from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, names_a_definition, ranked_search
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
@@ -84,6 +86,7 @@ class QueryEngine:
         self._embedder_error: str | None = None
         self._meta: dict[str, str] = {}
         self._cpg: tuple[tuple[str, int, int, str, str], dict[str, NodeContext]] | None = None
+        self._build: tuple[int, bool] | None = None  # a first run's (vectors %, still running)
 
     def close(self) -> None:
         """Close the store and the embedder."""
@@ -130,6 +133,7 @@ class QueryEngine:
                 one_shot=self._one_shot,
             )
         self._meta = meta
+        self._build = _build_state(self._store, meta, self.config.db_path)
         return self._store
 
     def _probe(self) -> list[str]:
@@ -306,6 +310,7 @@ class QueryEngine:
                 cpg_path=cpg_path,
                 places_not_found=places_not_found,
                 freshness=freshness,
+                build=self._build,
             )
         if selection is not None:
             meta.update(
@@ -383,6 +388,15 @@ class QueryEngine:
             text_at=text_at,
             json_at=json_at,
         )
+
+
+def _build_state(store: IndexStore, meta: Mapping[str, str], db_path: Path) -> tuple[int, bool] | None:
+    """How far a first run's vectors are (percent of rows), and whether it still runs; None when
+    no first run is under way or stopped (greploom.shell.index_state.BUILDING)."""
+    if not meta.get(BUILDING):
+        return None
+    have, rows = store.vector_coverage()
+    return (100 * have // rows if rows else 0), run_in_progress(db_path)
 
 
 def _resolve(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:

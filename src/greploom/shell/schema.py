@@ -57,6 +57,11 @@ from greploom.core.expand import StructuralContext
 from greploom.core.plan import IndexEntry
 
 SCHEMA_VERSION = 1
+# Meta key: a run that made its index searchable before its vectors (a first run,
+# greploom.shell.indexing._searchable_first) is still at it, or stopped before its
+# end: "1" until that run's switch, then "". The next run embeds every row again
+# (finished batches come back from ``pending``), and no run is skipped as unchanged.
+BUILDING = "building"
 APPLICATION_ID = 0x67726C6D  # "grlm": tells a greploom index from any other SQLite file
 FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
 # bm25 column weights: a hit on the name matters most, the body least.

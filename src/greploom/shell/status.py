@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from greploom.shell.faults import storage_faults
+from greploom.shell.schema import BUILDING
 from greploom.shell.store import IndexStore
 
 
@@ -48,10 +49,22 @@ def index_status(db_path: Path) -> dict[str, Any]:
         "schema_version": meta.get("schema_version"),
         "created_at": meta.get("created_at"),
         "indexed_at": indexed_at,
-        "complete": bool(indexed_at),  # False: the first run failed or is still running
+        # False: the first run failed, stopped or is still running (searchable meanwhile:
+        # words, names and graph, and the vectors finished so far).
+        "complete": bool(indexed_at) and not meta.get(BUILDING),
+        "build": _build(db_path, meta),
         "age_seconds": age,
         "server": _server(db_path),
     }
+
+
+def _build(db_path: Path, meta: dict[str, str]) -> str | None:
+    """A first run that made the index searchable before its vectors: still running, or stopped."""
+    if not meta.get(BUILDING):
+        return None
+    from greploom.shell.lock import run_in_progress
+
+    return "building" if run_in_progress(db_path) else "stopped (run greploom index to finish it)"
 
 
 def _server(db_path: Path) -> str:

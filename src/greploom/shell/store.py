@@ -186,6 +186,28 @@ class IndexStore:
         with self.write():
             store_vectors.add_pending(self.conn, vectors, identity)
 
+    def fill_vectors(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Make a first run's finished vectors searchable now (searchable first).
+
+        Every stored row whose content hash has a vector gets it, in one
+        transaction; the vector table is made at the first batch's width.
+        Only for an index no run has completed: a complete one changes at its
+        run's switch alone.
+        """
+        if not vectors:
+            return
+        width = len(next(iter(vectors.values())))
+        with self.write():
+            if not store_vectors.has_vectors(self.conn):
+                store_vectors.reshape(self.conn, embedded=True, width=width, rebuild=False)
+            for rowid, content_hash in store_rows.rows_with_hashes(self.conn, vectors):
+                store_vectors.put_vector(self.conn, rowid, vectors[content_hash])
+
+    def vector_coverage(self) -> tuple[int, int]:
+        """(rows with a vector, rows): how far a first run's embedding has come."""
+        vectors = int(scalar(self.conn, "SELECT count(*) FROM vectors")) if self.has_vectors() else 0
+        return vectors, int(scalar(self.conn, "SELECT count(*) FROM nodes"))
+
     # -- index runs --------------------------------------------------------
     def stored_entries(self) -> list[IndexEntry]:
         """The (key, hash, id, place) of every stored node."""
@@ -201,13 +223,15 @@ class IndexStore:
         *,
         reset_vectors: bool = False,
         files: Mapping[str, FileStamp] | None = None,
+        keep_pending: bool = False,
     ) -> None:
         """Apply a plan in one transaction: after it, queries see the new index, before it the old.
 
         ``vectors`` maps content hash to vector for every embedded key (None
         for a lexical-only index); ``rows`` holds every current key; ``files``
         the stamps of the source files the run read (None: no source
-        directory, freshness unknown).
+        directory, freshness unknown). ``keep_pending``: a first run's early
+        switch, before its vectors (the batches an earlier run finished stay).
         """
         conn = self.conn
         width, rebuild = store_vectors.switch_width(conn, rows, vectors, dimension, reset=reset_vectors)
@@ -229,7 +253,8 @@ class IndexStore:
                     store_rows.write_fts(conn, rowid, row)
                     if vectors is not None:
                         store_vectors.put_vector(conn, rowid, vectors[row.content_hash])
-            store_vectors.clear_pending(conn)
+            if not keep_pending:
+                store_vectors.clear_pending(conn)
             store_rows.write_file_stamps(conn, files or {})
             self.set_meta(meta)
         with storage_faults(self.path, "write the index"):

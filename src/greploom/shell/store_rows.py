@@ -86,6 +86,20 @@ def _has_files_table(conn: apsw.Connection) -> bool:
 # -- reading -------------------------------------------------------------------
 
 
+def rows_with_hashes(conn: apsw.Connection, hashes: Iterable[str]) -> list[tuple[int, str]]:
+    """(rowid, content hash) of every row whose content hash is one of ``hashes``."""
+    wanted = sorted(set(hashes))
+    out: list[tuple[int, str]] = []
+    for chunk, marks in in_chunks(wanted):
+        out.extend(
+            (int(rowid), str(h))
+            for rowid, h in conn.execute(
+                f"SELECT id, content_hash FROM nodes WHERE content_hash IN ({marks})", chunk
+            )
+        )
+    return out
+
+
 def has_file_stamps(conn: apsw.Connection) -> bool:
     """Whether any source-file stamps are recorded."""
     return _has_files_table(conn) and scalar(conn, "SELECT count(*) FROM files LIMIT 1") != 0
