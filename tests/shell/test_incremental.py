@@ -136,3 +136,20 @@ def test_bm25_scores_do_not_drift_with_reindexing(project: Path, tmp_path: Path)
     for _ in range(2):
         assert cli("index", db.parent / "a.json", "--db", db, "--force").code == 0
     assert scores() == before
+
+
+def test_an_unchanged_directory_is_not_parsed_again(project: Path, tmp_path: Path) -> None:
+    """Re-indexing an unchanged source directory reuses the CPG beside the index; an edit rebuilds it."""
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db).code == 0
+    again = cli("index", project, "--db", db)
+    assert again.code == 0 and "0 embedded, 19 unchanged" in again.out
+    assert "building the CPG" not in again.err  # treeloom did not run
+    _edit(project / "shop" / "net.py", "def backoff_delay", "def backoff_wait")
+    edited = cli("index", project, "--db", db)
+    assert edited.code == 0 and "greploom: building the CPG" in edited.err
+    found = cli("query", "backoff_wait", "--db", db, "--format", "json").json()
+    assert found["results"][0]["name"] == "backoff_wait"
+    (db.with_name(db.stem + ".cpg.json")).write_text("{}")  # the CPG beside the index changed
+    rebuilt = cli("index", project, "--db", db)
+    assert rebuilt.code == 0 and "greploom: building the CPG" in rebuilt.err

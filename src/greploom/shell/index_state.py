@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 
 import greploom
-from greploom.core.errors import StoreError
+from greploom.core.errors import GreploomError, StoreError
 from greploom.core.hashing import HASH_VERSION
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
@@ -83,6 +83,9 @@ def run_meta(
         "tier": config.tier.value,
         "cpg_path": str(cpg_path.resolve()),
         "cpg_digest": digest,
+        # Size and time of the CPG file as this run read it: an unchanged source directory
+        # reuses the CPG beside the index without hashing it again (built_before).
+        "cpg_stamp": file_stamp(cpg_path),
         # Where the source of non-Python definitions was read (query --cpg reads it again).
         "source_root": str(source_root) if source_root else "",
         "sources_digest": files_digest,
@@ -93,6 +96,45 @@ def run_meta(
         "indexed_at": now,
         "node_count": str(node_count),
     }
+
+
+def file_stamp(path: Path) -> str:
+    """``size:mtime_ns`` of a file, or "" when it cannot be read."""
+    try:
+        info = path.stat()
+    except OSError:
+        return ""
+    return f"{info.st_size}:{info.st_mtime_ns}"
+
+
+def built_before(db_path: Path, cpg_path: Path, files_digest: str) -> str | None:
+    """The recorded sha256 of the CPG at ``cpg_path`` when the index's last run built it from
+    exactly these files (``files_digest``) and it has not changed since; else None."""
+    if not db_path.is_file() or not cpg_path.is_file():
+        return None
+    try:
+        with IndexStore.open_existing(db_path, readonly=True) as store:
+            meta = store.meta()
+    except GreploomError:
+        return None
+    same = (
+        meta.get("sources_digest") == files_digest
+        and meta.get("cpg_path") == str(cpg_path.resolve())
+        and bool(meta.get("cpg_stamp"))
+        and meta.get("cpg_stamp") == file_stamp(cpg_path)
+        and meta.get("greploom_version") == greploom.__version__
+        and meta.get("treeloom_version") == _installed_treeloom()  # a new treeloom builds anew
+    )
+    return meta.get("cpg_digest") if same else None
+
+
+def _installed_treeloom() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("treeloom")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def unchanged_run(

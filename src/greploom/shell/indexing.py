@@ -32,7 +32,7 @@ from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.freshness import stamp_files
-from greploom.shell.index_state import IndexResult, recorded_identity, run_meta, unchanged_run
+from greploom.shell.index_state import IndexResult, built_before, recorded_identity, run_meta, unchanged_run
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.rows import compute_rows
@@ -93,11 +93,11 @@ def _locked_run(
     """The run itself, holding the index's lock."""
     say = progress or _quiet
     db_path = config.db_path
-    cpg_path, built_warnings, selection, stamps = _gather_cpg(source, config, progress)
+    cpg_path, built_warnings, selection, stamps, reused = _gather_cpg(source, config, progress, force=force)
     source_root = selection.root if selection is not None else None
     note = selection.note() if selection is not None and source.is_dir() else None
     left_out = (note,) if note else ()
-    digest = sha256_of(cpg_path)
+    digest = reused or sha256_of(cpg_path)
     files_digest = sources_digest(selection)
     unchanged = unchanged_run(db_path, config, digest, files_digest, source_root, force=force)
     if unchanged is not None:
@@ -108,6 +108,8 @@ def _locked_run(
             warnings=(*built_warnings, *unchanged.warnings),
             notes=left_out,
         )
+    if stamps is None and selection is not None:  # the CPG was reused: the files are as it saw them
+        stamps = stamp_files(selection.root, selection.files)
     say("reading the CPG", 0, 1)
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
         cpg_path, config.tier, source_root, walk=True, files=selection.files if selection else None
@@ -266,32 +268,41 @@ def _quiet(stage: str, done: int, total: int) -> None:
 
 
 def _gather_cpg(
-    source: Path, config: GrepLoomConfig, progress: Progress | None = None
-) -> tuple[Path, tuple[str, ...], SourceSet | None, dict[str, FileStamp] | None]:
+    source: Path, config: GrepLoomConfig, progress: Progress | None = None, *, force: bool = False
+) -> tuple[Path, tuple[str, ...], SourceSet | None, dict[str, FileStamp] | None, str | None]:
     """The CPG to index (built by treeloom for a source directory), the build's warnings,
     the files the run reads and their stamps, taken before treeloom reads them (None,
-    None: a CPG file without a source root)."""
+    None: a CPG file without a source root), and the CPG's recorded sha256 when the
+    last run's CPG was reused (None: hash it).
+
+    A source directory whose files (names, sizes, times) and ignore rules are those
+    the last run's CPG was built from, that CPG unchanged beside the index, is not
+    built again: an unchanged re-index of numpy took minutes of treeloom before it
+    found nothing to do.
+    """
     if source.is_dir():
         selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
-        stamps = stamp_files(selection.root, selection.files)
         db_path = config.db_path
+        cpg_out = db_path.with_name(db_path.stem + ".cpg.json")
+        reused = None if force else built_before(db_path, cpg_out, sources_digest(selection))
+        if reused is not None:
+            return cpg_out, (), selection, None, reused
+        stamps = stamp_files(selection.root, selection.files)
         parsed = treeloom_files(selection)
         if progress:
             progress("building the CPG", 0, len(parsed))
-        cpg_path, built_warnings = build_cpg_with_treeloom(
-            source, db_path.with_name(db_path.stem + ".cpg.json"), files=parsed
-        )
+        cpg_path, built_warnings = build_cpg_with_treeloom(source, cpg_out, files=parsed)
         if progress:
             progress("building the CPG", len(parsed), len(parsed))
-        return cpg_path, built_warnings, selection, stamps
+        return cpg_path, built_warnings, selection, stamps, None
     check_cpg_file(source)
     source_root = config.source_root.resolve() if config.source_root else None
     if source_root is None:
-        return source, (), None, None
+        return source, (), None, None, None
     if not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
     selection = select_sources(source_root)
-    return source, (), selection, stamp_files(selection.root, selection.files)
+    return source, (), selection, stamp_files(selection.root, selection.files), None
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:
