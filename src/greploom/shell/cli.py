@@ -174,6 +174,70 @@ def index(
 
 
 @app.command
+def watch(
+    path: Path,
+    *,
+    db: Path | None = None,
+    tier: Tier | None = None,
+    provider: Provider | None = None,
+    model: str | None = None,
+    ollama_url: str | None = None,
+    embedding_url: str | None = None,
+    exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
+    include_vendored: Annotated[bool, Parameter(negative=())] = False,
+    debounce_ms: int = 500,
+) -> int:
+    """Keep the index of a source directory fresh: index it, then again whenever its files change.
+
+    File events are debounced (a save, a checkout, a formatter's sweep: one run); each run
+    re-parses only when a file it reads changed and embeds only changed definitions. Queries
+    answer throughout, from the previous index until a run's switch. ``greploom status``
+    shows what the watcher is doing. Stops on Ctrl-C or SIGTERM.
+
+    Parameters
+    ----------
+    path
+        The source directory.
+    db
+        The index file [default: .greploom/index.db, or GREPLOOM_DB].
+    tier
+        Summary tier: ``fast`` or ``enhanced``.
+    provider
+        Embedding provider; ``none`` keeps a lexical-only index [default: local].
+    model
+        Embedding model name for ollama/openai.
+    ollama_url
+        Ollama base URL.
+    embedding_url
+        OpenAI-compatible server base URL.
+    exclude
+        Leave out the files this pattern matches (gitignore syntax); repeatable.
+    include_vendored
+        Index vendored and built trees too.
+    debounce_ms
+        Milliseconds of quiet after a change before a run starts, 50-60000.
+    """
+    from greploom.shell.watch import watch_forever
+
+    if not path.is_dir():
+        raise UsageError(f"greploom watch needs a source directory; {path} is not one")
+    if not 50 <= debounce_ms <= 60_000:
+        raise UsageError(f"--debounce-ms must be between 50 and 60000, not {debounce_ms}")
+    config = _config(
+        db_path=db,
+        tier=tier,
+        provider=provider,
+        model=model,
+        ollama_url=ollama_url,
+        embedding_url=embedding_url,
+        exclude=tuple(exclude) if exclude else None,
+        include_vendored=include_vendored or None,
+    )
+    watch_forever(path, config, debounce_ms=debounce_ms)
+    return 0
+
+
+@app.command
 def query(
     text: str | None = None,
     *,
@@ -351,6 +415,7 @@ def serve(
     root: Annotated[list[Path] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
     allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
     resident: bool = True,
+    watch: Path | None = None,
 ) -> int:
     """Run the MCP server (tools: search_code, get_node_context, index_code).
 
@@ -378,6 +443,9 @@ def serve(
         Extra names accepted in the HTTP Host header besides loopback and --host (repeatable).
     resident
         Answer ``greploom query`` for the index too (``--no-resident``: MCP only).
+    watch
+        A source directory to keep the index fresh from while serving, as ``greploom watch``
+        does (index it, then again on every change).
     """
     from greploom.shell.serve import serve_forever
 
@@ -391,6 +459,7 @@ def serve(
         allow_hosts=tuple(allow_host or ()),
         token=os.environ.get("GREPLOOM_API_TOKEN") or None,
         resident=resident,
+        watch=watch,
     )
     return 0
 

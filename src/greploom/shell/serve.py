@@ -18,6 +18,7 @@ from greploom.shell.config import GrepLoomConfig
 from greploom.shell.guard import HttpGuard, is_loopback
 from greploom.shell.mcp import ServeSettings, build_server
 from greploom.shell.resident import ResidentServer
+from greploom.shell.watch import Watcher
 
 
 def serve_forever(
@@ -31,6 +32,7 @@ def serve_forever(
     allow_hosts: tuple[str, ...],
     token: str | None,
     resident: bool = True,
+    watch: Path | None = None,
 ) -> None:
     """Validate the settings and serve until interrupted.
 
@@ -49,6 +51,8 @@ def serve_forever(
             raise UsageError(f"--root {directory} is not a directory")
     if cpg is not None and not cpg.is_file():
         raise UsageError(f"--cpg {cpg}: no such file")
+    if watch is not None and not watch.is_dir():
+        raise UsageError(f"--watch needs a source directory; {watch} is not one")
     if transport != "stdio":
         check_port(host, port)
     logging.basicConfig(
@@ -56,6 +60,7 @@ def serve_forever(
     )
     mcp, service = build_server(ServeSettings(config=config, cpg_path=cpg, roots=roots))
     answering = start_resident(config.db_path) if resident else None
+    watcher = start_watcher(watch, config) if watch is not None else None
     try:
         stop_on_sigterm(answering, graceful=transport != "stdio")
         if transport == "stdio":
@@ -83,6 +88,8 @@ def serve_forever(
     except Stopped:
         pass  # SIGTERM: a requested stop, not an interruption (exit 0, nothing to say)
     finally:
+        if watcher is not None:
+            watcher.stop.set()
         if answering is not None:
             answering.close()
         service.close()
@@ -117,6 +124,19 @@ def stop_on_sigterm(answering: ResidentServer | None, *, graceful: bool) -> None
         os.kill(os.getpid(), signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, end)
+
+
+def start_watcher(directory: Path, config: GrepLoomConfig) -> Watcher:
+    """``--watch``: a watcher keeping the served index fresh, in a thread of its own.
+
+    Its lines go to stderr (over stdio, stdout is the MCP stream); the tools'
+    engines pick each refresh up at their next call, as after ``index_code``.
+    """
+    watcher = Watcher(
+        directory, config, say=lambda line: print(f"greploom: {line}", file=sys.stderr, flush=True)
+    )
+    threading.Thread(target=watcher.run, name="greploom-watch", daemon=True).start()
+    return watcher
 
 
 def start_resident(db_path: Path) -> ResidentServer | None:

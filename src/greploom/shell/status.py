@@ -55,6 +55,7 @@ def index_status(db_path: Path) -> dict[str, Any]:
         "build": _build(db_path, meta),
         "age_seconds": age,
         "server": _server(db_path),
+        "watch": _watch(db_path),
     }
 
 
@@ -65,6 +66,13 @@ def _build(db_path: Path, meta: dict[str, str]) -> str | None:
     from greploom.shell.lock import run_in_progress
 
     return "building" if run_in_progress(db_path) else "stopped (run greploom index to finish it)"
+
+
+def _watch(db_path: Path) -> str:
+    """The ``greploom watch`` keeping this index fresh, if one runs: pending changes, last refresh."""
+    from greploom.shell.watch import describe, read_state
+
+    return describe(read_state(db_path))
 
 
 def _server(db_path: Path) -> str:

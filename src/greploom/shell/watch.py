@@ -1,0 +1,172 @@
+"""Watching a source directory: file events, debounced, then an index run; queries answer throughout.
+
+File events come from watchfiles (the Rust ``notify`` crate: inotify,
+FSEvents, ReadDirectoryChangesW), debounced so that a save, a checkout or a
+formatter's sweep is one run. Each run is :func:`greploom.shell.indexing.run_index`:
+the files it selects decide what is indexed (ignore rules included), the
+CPG is rebuilt only when a file it reads changed, and only changed
+definitions are embedded again. An index run switches in one transaction,
+so a query never sees half a refresh, and a run killed midway leaves the
+previous index answering.
+
+What the watcher is doing is kept beside the index in ``INDEX.watch`` (JSON:
+pid, changes pending, the last refresh and its outcome), for ``greploom
+status``; it is removed when the watcher stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from greploom.core.errors import GreploomError
+from greploom.shell.config import GrepLoomConfig
+
+WATCH_SUFFIX = ".watch"
+DEBOUNCE_MS = 500  # a save, a checkout, a formatter's sweep: one run
+# Folders no index run reads: version control, caches, environments, build outputs.
+SKIPPED_DIRS = frozenset(
+    {".greploom", ".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache",
+     ".ruff_cache", ".tox", ".venv", "venv", "node_modules", ".hypothesis", ".idea"}
+)  # fmt: skip
+
+
+def state_path(db_path: Path) -> Path:
+    """The watcher's state file beside the index."""
+    return db_path.with_name(db_path.name + WATCH_SUFFIX)
+
+
+def read_state(db_path: Path) -> dict[str, Any] | None:
+    """The watcher's state, when a watcher that is still alive wrote it."""
+    try:
+        state = json.loads(state_path(db_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(state, dict) or not _alive(state.get("pid")):
+        return None
+    return state
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
+
+
+class Watcher:
+    """Keeps an index of a directory fresh until stopped."""
+
+    def __init__(
+        self,
+        directory: Path,
+        config: GrepLoomConfig,
+        *,
+        say: Callable[[str], None],
+        debounce_ms: int = DEBOUNCE_MS,
+    ) -> None:
+        self.directory = directory.resolve()
+        self.config = config
+        self.say = say
+        self.debounce_ms = debounce_ms
+        self.stop = threading.Event()
+        self._state: dict[str, Any] = {"pid": os.getpid(), "directory": str(self.directory), "pending": 0}
+        db = config.db_path.resolve()
+        self._index_prefix = str(db)
+        self._cpg = str(db.with_name(db.stem + ".cpg.json"))
+
+    def run(self) -> None:
+        """Index once, then on every debounced batch of changes, until :attr:`stop` is set."""
+        import watchfiles
+
+        try:
+            self._refresh(0)
+            for changes in watchfiles.watch(
+                self.directory,
+                watch_filter=self._wanted,
+                debounce=self.debounce_ms,
+                stop_event=self.stop,
+                raise_interrupt=False,
+            ):
+                self._refresh(len(changes))
+        finally:
+            with contextlib.suppress(OSError):
+                state_path(self.config.db_path).unlink()
+
+    def _wanted(self, change: Any, path: str) -> bool:
+        """A change an index run may care about: not the index's own files, not a skipped folder."""
+        resolved = os.path.realpath(path)
+        if resolved.startswith(self._index_prefix) or resolved == self._cpg:
+            return False  # the index, its WAL, lock, sidecars, and the CPG beside it
+        folder = Path(resolved)
+        parts = folder.relative_to(self.directory).parts if folder.is_relative_to(self.directory) else ()
+        return not any(part in SKIPPED_DIRS for part in parts)
+
+    def _refresh(self, changed: int) -> None:
+        from greploom.shell.indexing import run_index
+
+        self._write(pending=changed, refreshing=True)
+        if changed:
+            self.say(f"{changed} changes; re-indexing {self.directory}")
+        outcome: str
+        try:
+            result = run_index(self.directory, self.config)
+            outcome = result.summary_line()
+            for warning in result.warnings:
+                self.say(f"warning: {warning}")
+        except GreploomError as exc:  # the previous index keeps answering; say why, keep watching
+            outcome = f"error: {exc}"
+        self.say(outcome)
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        self._write(pending=0, refreshing=False, last_refresh=now, last_outcome=outcome)
+
+    def _write(self, **values: Any) -> None:
+        """Update the state file whole (a reader never sees half of it)."""
+        self._state.update(values)
+        path = state_path(self.config.db_path)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with contextlib.suppress(OSError):
+            partial.write_text(json.dumps(self._state), encoding="utf-8")
+            os.replace(partial, path)
+
+
+def describe(state: dict[str, Any] | None) -> str:
+    """The watcher's state as ``greploom status`` prints it."""
+    if state is None:
+        return "none"
+    doing = "re-indexing" if state.get("refreshing") else "watching"
+    pending = f", {state.get('pending')} changes pending" if state.get("pending") else ""
+    last = state.get("last_refresh")
+    return f"pid {state.get('pid')} {doing} {state.get('directory')}{pending}" + (
+        f"; last refresh {last}" if last else ""
+    )
+
+
+def watch_forever(directory: Path, config: GrepLoomConfig, *, debounce_ms: int = DEBOUNCE_MS) -> None:
+    """``greploom watch``: a watcher saying what it does on stderr, until Ctrl-C or SIGTERM.
+
+    SIGTERM is a stop, not a kill: the state file is removed and the exit is 0.
+    """
+    import signal
+    import sys
+
+    watcher = Watcher(
+        directory,
+        config,
+        say=lambda line: print(f"greploom: {line}", file=sys.stderr, flush=True),
+        debounce_ms=debounce_ms,
+    )
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: watcher.stop.set())
+    watcher.run()

@@ -1,0 +1,141 @@
+"""`greploom watch`: a real watcher on real files; answers follow edits, adds, deletes and renames.
+
+The watcher is the installed executable in its own process; the files are
+edited on disk and the answers polled with a deadline (no timed assertions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import GREPLOOM, cli
+
+DEADLINE_S = 90
+
+
+@pytest.fixture
+def project(sample_dir: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "proj"
+    shutil.copytree(sample_dir / "pyshop", target)
+    return target
+
+
+def _state(db: Path) -> dict[str, object] | None:
+    try:
+        return dict(json.loads(db.with_name(db.name + ".watch").read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def _until(condition: Callable[[], bool], what: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        assert proc.poll() is None, f"the watcher exited before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {DEADLINE_S} s"
+        time.sleep(0.2)
+
+
+@contextmanager
+def watching(project: Path, db: Path) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(
+        [str(GREPLOOM), "watch", str(project), "--db", str(db), "--provider", "none", "--debounce-ms", "200"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _until(lambda: bool((_state(db) or {}).get("last_refresh")), "first index", proc)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+def _names(db: Path, text: str) -> set[str]:
+    run = cli("query", text, "--db", db, "--format", "json", "--budget", "4000")
+    return {r["name"] for r in run.json()["results"]} if run.code == 0 else set()
+
+
+def _files(db: Path, text: str) -> set[str]:
+    run = cli("query", text, "--db", db, "--format", "json", "--budget", "4000")
+    return {r["file"] for r in run.json()["results"]} if run.code == 0 else set()
+
+
+def test_answers_follow_edits_adds_deletes_and_renames(project: Path, tmp_path: Path) -> None:
+    db = tmp_path / "i.db"
+    with watching(project, db) as proc:
+        net = project / "shop" / "net.py"
+        net.write_text(net.read_text().replace("def backoff_delay", "def backoff_wait"))
+        _until(lambda: "backoff_wait" in _names(db, "backoff_wait"), "the edit", proc)
+        assert "backoff_delay" not in _names(db, "backoff_delay")
+
+        (project / "shop" / "audit.py").write_text('def audit_trail(order):\n    """Log an order."""\n')
+        _until(lambda: "audit_trail" in _names(db, "audit_trail"), "the added file", proc)
+
+        (project / "shop" / "audit.py").unlink()
+        _until(lambda: "audit_trail" not in _names(db, "audit_trail"), "the deleted file", proc)
+
+        net.rename(project / "shop" / "network.py")
+        _until(lambda: "shop/network.py" in _files(db, "backoff_wait"), "the renamed file", proc)
+        assert "shop/net.py" not in _files(db, "backoff_wait")
+
+        status = cli("status", "--db", db, "--format", "json").json()
+        said = str(status["watch"])
+        assert said.startswith(f"pid {proc.pid} watching") and "last refresh" in said
+    assert _state(db) is None  # a stopped watcher leaves no state behind
+    assert cli("status", "--db", db, "--format", "json").json()["watch"] == "none"
+
+
+def test_a_watcher_killed_mid_refresh_leaves_an_index_answering(project: Path, tmp_path: Path) -> None:
+    """kill -9 during a watch-triggered run: the index answers, wholly old or wholly new, and is sound."""
+    db = tmp_path / "i.db"
+    with watching(project, db) as proc:
+        net = project / "shop" / "net.py"
+        net.write_text(net.read_text().replace("def backoff_delay", "def backoff_pause"))
+        _until(lambda: bool((_state(db) or {}).get("refreshing")), "a refresh", proc)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    after = cli("query", "retry backoff", "--db", db)
+    assert after.code == 0
+    assert ("backoff_delay" in after.out) != ("backoff_pause" in after.out)  # one index, never a mix
+    assert cli("check", "--db", db).code == 0
+
+
+def test_watch_refuses_a_file(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text("{}")
+    run = cli("watch", tmp_path / "a.json", "--db", tmp_path / "i.db")
+    assert run.code == 2 and "source directory" in run.err
+
+
+def test_serve_watch_keeps_the_served_index_fresh(project: Path, tmp_path: Path) -> None:
+    """`greploom serve --watch DIR`: the server indexes the directory and follows its edits."""
+    import socket
+
+    db = tmp_path / "i.db"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [str(GREPLOOM), "serve", "--db", str(db), "--port", str(port), "--watch", str(project)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, GREPLOOM_PROVIDER="none"),
+    )
+    try:
+        _until(lambda: "backoff_delay" in _names(db, "backoff_delay"), "the first index", proc)
+        net = project / "shop" / "net.py"
+        net.write_text(net.read_text().replace("def backoff_delay", "def backoff_hold"))
+        _until(lambda: "backoff_hold" in _names(db, "backoff_hold"), "the edit", proc)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
