@@ -68,7 +68,6 @@ class LocalEmbedder:
         self._preload_lock = threading.Lock()
         self._preload_started = False
         self._preloading: threading.Thread | None = None
-        self._primed: dict[str, list[float]] = {}  # a query's vector the preload computed
         self._session: Any = None
         self._tokenizer: Any = None
         dimension = LOCAL_DIMENSION if model_dir is None else 0
@@ -79,14 +78,8 @@ class LocalEmbedder:
         """Provider ``local``; dimension known after loading a custom model."""
         return self._identity
 
-    def preload(self, query: str | None = None) -> None:
+    def preload(self) -> None:
         """Start loading the model in a background thread; the first embed waits for it.
-
-        Given the ``query`` about to be embedded, the thread embeds it too once
-        the model is loaded (onnxruntime runs without the GIL), and
-        :meth:`embed_query` then takes that vector: a cold query's one
-        inference (0.07 s unoptimised) overlaps its token table's build
-        instead of following it. The same function computes it: the same vector.
 
         onnxruntime builds its session (about 0.2 s for the bundled model)
         without holding the GIL, so a query searches its words and builds its
@@ -108,19 +101,13 @@ class LocalEmbedder:
                 self._files()
             except Exception:
                 return  # the embed that needs the model raises it
-            self._preloading = threading.Thread(
-                target=self._load_quietly, args=(query,), name="greploom-model-load"
-            )
+            self._preloading = threading.Thread(target=self._load_quietly, name="greploom-model-load")
             self._preloading.start()
 
-    def _load_quietly(self, query: str | None = None) -> None:
+    def _load_quietly(self) -> None:
         # The embed that needs the model loads it again and raises what went wrong.
         with contextlib.suppress(Exception):
             self._load()
-            if query is not None:
-                vector = self.embed_documents([query])[0]
-                with self._preload_lock:
-                    self._primed[query] = vector
 
     def _files(self) -> tuple[Path, Path]:
         """The model and tokenizer files: the bundled ones verified (once a process), or the model dir's."""
@@ -202,14 +189,8 @@ class LocalEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one query (the one :meth:`preload` computed, when it was this query)."""
-        with self._preload_lock:
-            thread = self._preloading
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()  # a preload still embedding this query: its vector, not a second run
-        with self._preload_lock:
-            primed = self._primed.pop(text, None)
-        return primed if primed is not None else self.embed_documents([text])[0]
+        """The vector of one query."""
+        return self.embed_documents([text])[0]
 
     def close(self) -> None:
         """Wait for a background load still running; nothing else to release beyond memory."""

@@ -171,7 +171,7 @@ class QueryEngine:
             return True
         preload = getattr(self._embedder, "preload", None) if store.has_vectors() else None
         if preload is not None:
-            preload(query.text)
+            preload()
             with contextlib.suppress(Exception):
                 self.count("")
         return False
