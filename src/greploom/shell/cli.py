@@ -94,6 +94,22 @@ def _config(**overrides: Any) -> GrepLoomConfig:
     return GrepLoomConfig.from_env(_invocation().environ).with_overrides(**overrides)
 
 
+def _run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
+    """The configuration of an index run (``index``, ``watch``) from its command's flags."""
+    exclude = flags.get("exclude")
+    return _config(
+        db_path=flags.get("db"),
+        tier=flags.get("tier"),
+        provider=flags.get("provider"),
+        model=flags.get("model"),
+        ollama_url=flags.get("ollama_url"),
+        embedding_url=flags.get("embedding_url"),
+        source_root=flags.get("source_root"),
+        exclude=tuple(exclude) if exclude else None,
+        include_vendored=flags.get("include_vendored") or None,
+    )
+
+
 @app.command
 def index(
     path: Path,
@@ -147,17 +163,7 @@ def index(
     """
     from greploom.shell.indexing import run_index
 
-    config = _config(
-        db_path=db,
-        tier=tier,
-        provider=provider,
-        model=model,
-        ollama_url=ollama_url,
-        embedding_url=embedding_url,
-        source_root=source_root,
-        exclude=tuple(exclude) if exclude else None,
-        include_vendored=include_vendored or None,
-    )
+    config = _run_config(locals())
     from greploom.shell.progress import progress_for
 
     progress = progress_for(sys.stderr)  # bars on a terminal, a plain line per stage otherwise
@@ -223,17 +229,7 @@ def watch(
         raise UsageError(f"greploom watch needs a source directory; {path} is not one")
     if not 50 <= debounce_ms <= 60_000:
         raise UsageError(f"--debounce-ms must be between 50 and 60000, not {debounce_ms}")
-    config = _config(
-        db_path=db,
-        tier=tier,
-        provider=provider,
-        model=model,
-        ollama_url=ollama_url,
-        embedding_url=embedding_url,
-        exclude=tuple(exclude) if exclude else None,
-        include_vendored=include_vendored or None,
-    )
-    watch_forever(path, config, debounce_ms=debounce_ms)
+    watch_forever(path, _run_config(locals()), debounce_ms=debounce_ms)
     return 0
 
 
