@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from greploom.shell.lock import index_lock
 from tests.cli_helpers import GREPLOOM, cli
+from tests.embed_server import Faults, embedding_server
 
 DEADLINE_S = 90
 
@@ -46,9 +48,10 @@ def _until(condition: Callable[[], bool], what: str, proc: subprocess.Popen[byte
 
 
 @contextmanager
-def watching(project: Path, db: Path) -> Iterator[subprocess.Popen[bytes]]:
+def watching(project: Path, db: Path, *provider: str) -> Iterator[subprocess.Popen[bytes]]:
+    provider = provider or ("--provider", "none")
     proc = subprocess.Popen(
-        [str(GREPLOOM), "watch", str(project), "--db", str(db), "--provider", "none", "--debounce-ms", "200"],
+        [str(GREPLOOM), "watch", str(project), "--db", str(db), *provider, "--debounce-ms", "200"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -99,13 +102,17 @@ def test_answers_follow_edits_adds_deletes_and_renames(project: Path, tmp_path: 
 def test_a_watcher_killed_mid_refresh_leaves_an_index_answering(project: Path, tmp_path: Path) -> None:
     """kill -9 during a watch-triggered run: the index answers, wholly old or wholly new, and is sound."""
     db = tmp_path / "i.db"
-    with watching(project, db) as proc:
+    with embedding_server(Faults()) as (url, faults), watching(
+        project, db, "--provider", "ollama", "--ollama-url", url
+    ) as proc:
+        faults.delay_s = 2.0  # each refresh's embedding takes a while: a window to kill it in
         net = project / "shop" / "net.py"
         net.write_text(net.read_text().replace("def backoff_delay", "def backoff_pause"))
         _until(lambda: bool((_state(db) or {}).get("refreshing")), "a refresh", proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-    after = cli("query", "retry backoff", "--db", db)
+        faults.delay_s = 0.0
+        after = cli("query", "retry backoff", "--db", db)
     assert after.code == 0
     assert ("backoff_delay" in after.out) != ("backoff_pause" in after.out)  # one index, never a mix
     assert cli("check", "--db", db).code == 0
@@ -139,3 +146,39 @@ def test_serve_watch_keeps_the_served_index_fresh(project: Path, tmp_path: Path)
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_a_refresh_waits_for_another_run_and_drops_no_change(project: Path, tmp_path: Path) -> None:
+    """While another run holds the index, the watcher waits for it, then indexes the change."""
+    db = tmp_path / "i.db"
+    with watching(project, db) as proc:
+        with index_lock(db):  # as a manual `greploom index` or MCP index_code would
+            net = project / "shop" / "net.py"
+            net.write_text(net.read_text().replace("def backoff_delay", "def backoff_later"))
+            _until(lambda: bool((_state(db) or {}).get("waiting")), "the watcher waiting", proc)
+        _until(lambda: "backoff_later" in _names(db, "backoff_later"), "the change after the wait", proc)
+
+
+def test_an_edit_made_while_treeloom_parses_is_indexed_next(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files' fingerprint is taken before the build: an edit during it is the next run's."""
+    from greploom.shell import indexing
+
+    real = indexing.build_cpg_with_treeloom
+    cart = project / "shop" / "cart.py"
+
+    def build_then_edit(*args: object, **kwargs: object) -> object:
+        built = real(*args, **kwargs)  # type: ignore[arg-type]
+        if "def late_addition" not in cart.read_text():
+            cart.write_text(cart.read_text() + "\n\ndef late_addition():\n    return 1\n")
+        return built
+
+    monkeypatch.setattr(indexing, "build_cpg_with_treeloom", build_then_edit)
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    assert "late_addition" not in _names(db, "late_addition")
+    monkeypatch.setattr(indexing, "build_cpg_with_treeloom", real)
+    again = cli("index", project, "--db", db, "--provider", "none")
+    assert again.code == 0 and "greploom: building the CPG" in again.err
+    assert "late_addition" in _names(db, "late_addition")

@@ -31,6 +31,10 @@ class StoreError(GreploomError):
     exit_code = 4
 
 
+class IndexBusyError(StoreError):
+    """Another index run holds the index's lock (a watcher waits for it and runs after)."""
+
+
 class CorruptIndexError(StoreError):
     """The index file is damaged: ``greploom index --force`` rebuilds it, ``greploom check`` says more."""
 

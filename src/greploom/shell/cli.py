@@ -412,6 +412,8 @@ def serve(
     allow_host: Annotated[list[str] | None, Parameter(consume_multiple=True, negative_iterable=())] = None,
     resident: bool = True,
     watch: Path | None = None,
+    exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
+    include_vendored: Annotated[bool, Parameter(negative=())] = False,
 ) -> int:
     """Run the MCP server (tools: search_code, get_node_context, index_code).
 
@@ -442,11 +444,17 @@ def serve(
     watch
         A source directory to keep the index fresh from while serving, as ``greploom watch``
         does (index it, then again on every change).
+    exclude
+        With --watch: leave out the files this pattern matches (gitignore syntax); repeatable.
+    include_vendored
+        With --watch: index vendored and built trees too.
     """
     from greploom.shell.serve import serve_forever
 
+    if (exclude or include_vendored) and watch is None:
+        raise UsageError("--exclude and --include-vendored choose what --watch indexes; add --watch DIR")
     serve_forever(
-        _config(db_path=db),
+        _run_config(locals()),
         cpg=cpg,
         host=host,
         port=port,

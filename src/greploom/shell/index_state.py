@@ -99,12 +99,13 @@ def run_meta(
 
 
 def file_stamp(path: Path) -> str:
-    """``size:mtime_ns`` of a file, or "" when it cannot be read."""
+    """``size:mtime_ns:inode:ctime_ns`` of a file ("" when it cannot be read): a file replaced
+    by another of the same size and time has another inode, or another change time."""
     try:
         info = path.stat()
     except OSError:
         return ""
-    return f"{info.st_size}:{info.st_mtime_ns}"
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}"
 
 
 def built_before(db_path: Path, cpg_path: Path, files_digest: str) -> str | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import apsw
@@ -93,12 +93,13 @@ def _locked_run(
     """The run itself, holding the index's lock."""
     say = progress or _quiet
     db_path = config.db_path
-    cpg_path, built_warnings, selection, stamps, reused = _gather_cpg(source, config, progress, force=force)
+    gathered = _gather_cpg(source, config, progress, force=force)
+    cpg_path, built_warnings, selection = gathered.cpg_path, gathered.warnings, gathered.selection
     source_root = selection.root if selection is not None else None
     note = selection.note() if selection is not None and source.is_dir() else None
     left_out = (note,) if note else ()
-    digest = reused or sha256_of(cpg_path)
-    files_digest = sources_digest(selection)
+    digest = gathered.reused or sha256_of(cpg_path)
+    files_digest = gathered.files_digest
     unchanged = unchanged_run(db_path, config, digest, files_digest, source_root, force=force)
     if unchanged is not None:
         return attrs.evolve(
@@ -108,8 +109,9 @@ def _locked_run(
             warnings=(*built_warnings, *unchanged.warnings),
             notes=left_out,
         )
-    if stamps is None and selection is not None:  # the CPG was reused: the files are as it saw them
-        stamps = stamp_files(selection.root, selection.files)
+    stamps = gathered.stamps
+    if gathered.reused:  # the CPG was reused: so are the stamps of the files it was built from
+        stamps = _recorded_stamps(db_path, selection.files if selection else ())
     say("reading the CPG", 0, 1)
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
         cpg_path, config.tier, source_root, walk=True, files=selection.files if selection else None
@@ -267,26 +269,38 @@ def _quiet(stage: str, done: int, total: int) -> None:
     """No progress shown."""
 
 
+@attrs.frozen
+class Gathered:
+    """What an index run reads: the CPG, and the files it was built from as they were then."""
+
+    cpg_path: Path
+    warnings: tuple[str, ...]
+    selection: SourceSet | None  # None: a CPG file without a source root
+    stamps: dict[str, FileStamp] | None  # taken before treeloom read the files (None: none)
+    files_digest: str  # of the files, also taken before treeloom read them
+    reused: str | None  # the recorded sha256 of a CPG reused from the last run (None: hash it)
+
+
 def _gather_cpg(
     source: Path, config: GrepLoomConfig, progress: Progress | None = None, *, force: bool = False
-) -> tuple[Path, tuple[str, ...], SourceSet | None, dict[str, FileStamp] | None, str | None]:
-    """The CPG to index (built by treeloom for a source directory), the build's warnings,
-    the files the run reads and their stamps, taken before treeloom reads them (None,
-    None: a CPG file without a source root), and the CPG's recorded sha256 when the
-    last run's CPG was reused (None: hash it).
+) -> Gathered:
+    """The CPG to index (built by treeloom for a source directory) and the files it was built from.
 
-    A source directory whose files (names, sizes, times) and ignore rules are those
-    the last run's CPG was built from, that CPG unchanged beside the index, is not
-    built again: an unchanged re-index of numpy took minutes of treeloom before it
-    found nothing to do.
+    The files' stamps and fingerprint are taken before treeloom reads them, so
+    a file edited during the build is seen as changed by the next run (and its
+    blocks as stale), never recorded as indexed. A source directory whose files
+    (names, sizes, times) and ignore rules are those the last run's CPG was built
+    from, that CPG unchanged beside the index, is not built again: an unchanged
+    re-index of numpy took minutes of treeloom before it found nothing to do.
     """
     if source.is_dir():
         selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
+        files_digest = sources_digest(selection)
         db_path = config.db_path
         cpg_out = db_path.with_name(db_path.stem + ".cpg.json")
-        reused = None if force else built_before(db_path, cpg_out, sources_digest(selection))
+        reused = None if force else built_before(db_path, cpg_out, files_digest)
         if reused is not None:
-            return cpg_out, (), selection, None, reused
+            return Gathered(cpg_out, (), selection, None, files_digest, reused)
         stamps = stamp_files(selection.root, selection.files)
         parsed = treeloom_files(selection)
         if progress:
@@ -294,15 +308,22 @@ def _gather_cpg(
         cpg_path, built_warnings = build_cpg_with_treeloom(source, cpg_out, files=parsed)
         if progress:
             progress("building the CPG", len(parsed), len(parsed))
-        return cpg_path, built_warnings, selection, stamps, None
+        return Gathered(cpg_path, built_warnings, selection, stamps, files_digest, None)
     check_cpg_file(source)
     source_root = config.source_root.resolve() if config.source_root else None
     if source_root is None:
-        return source, (), None, None, None
+        return Gathered(source, (), None, None, "", None)
     if not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
     selection = select_sources(source_root)
-    return source, (), selection, stamp_files(selection.root, selection.files), None
+    stamps = stamp_files(selection.root, selection.files)
+    return Gathered(source, (), selection, stamps, sources_digest(selection), None)
+
+
+def _recorded_stamps(db_path: Path, files: Sequence[str]) -> dict[str, FileStamp]:
+    """The stamps the last run recorded of these files."""
+    with IndexStore.open_existing(db_path, readonly=True) as store:
+        return store.file_stamps(files)
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from greploom.core.errors import StoreError
+from greploom.core.errors import IndexBusyError
 
 
 @contextlib.contextmanager
@@ -23,7 +23,7 @@ def index_lock(db_path: Path) -> Iterator[None]:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise StoreError(
+            raise IndexBusyError(
                 f"the index {db_path} is busy: another `greploom index` run is writing it; "
                 "wait for it to finish"
             ) from exc

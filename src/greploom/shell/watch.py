@@ -25,11 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from greploom.core.errors import GreploomError
+from greploom.core.errors import GreploomError, IndexBusyError
 from greploom.shell.config import GrepLoomConfig
 
 WATCH_SUFFIX = ".watch"
 DEBOUNCE_MS = 500  # a save, a checkout, a formatter's sweep: one run
+BUSY_RETRY_S = 1.0  # how often a refresh looks again at an index another run holds
 # Folders no index run reads: version control, caches, environments, build outputs.
 SKIPPED_DIRS = frozenset(
     {".greploom", ".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -65,6 +66,11 @@ def _alive(pid: Any) -> bool:
     return True
 
 
+class WatchStopped(BaseException):
+    """SIGTERM during a refresh: the run is abandoned (its switch never happens). A
+    BaseException, as KeyboardInterrupt is, so that no handler of errors swallows it."""
+
+
 class Watcher:
     """Keeps an index of a directory fresh until stopped."""
 
@@ -81,25 +87,36 @@ class Watcher:
         self.say = say
         self.debounce_ms = debounce_ms
         self.stop = threading.Event()
+        self.refreshing = False
         self._state: dict[str, Any] = {"pid": os.getpid(), "directory": str(self.directory), "pending": 0}
         db = config.db_path.resolve()
         self._index_prefix = str(db)
         self._cpg = str(db.with_name(db.stem + ".cpg.json"))
+        # Vendored trees are read with --include-vendored: then their edits count.
+        self._skipped = SKIPPED_DIRS - {"node_modules"} if config.include_vendored else SKIPPED_DIRS
 
     def run(self) -> None:
-        """Index once, then on every debounced batch of changes, until :attr:`stop` is set."""
+        """Index once, then on every debounced batch of changes, until :attr:`stop` is set.
+
+        The file events are watched from before the first run (it gets the first,
+        empty, yield): an edit made while that run parses is the next run's.
+        """
         import watchfiles
 
+        first = True
         try:
-            self._refresh(0)
             for changes in watchfiles.watch(
                 self.directory,
                 watch_filter=self._wanted,
                 debounce=self.debounce_ms,
                 stop_event=self.stop,
                 raise_interrupt=False,
+                yield_on_timeout=True,
+                rust_timeout=200,
             ):
-                self._refresh(len(changes))
+                if first or changes:
+                    self._refresh(len(changes))
+                    first = False
         finally:
             with contextlib.suppress(OSError):
                 state_path(self.config.db_path).unlink()
@@ -111,25 +128,40 @@ class Watcher:
             return False  # the index, its WAL, lock, sidecars, and the CPG beside it
         folder = Path(resolved)
         parts = folder.relative_to(self.directory).parts if folder.is_relative_to(self.directory) else ()
-        return not any(part in SKIPPED_DIRS for part in parts)
+        return not any(part in self._skipped for part in parts)
 
     def _refresh(self, changed: int) -> None:
         from greploom.shell.indexing import run_index
 
+        self.refreshing = True
         self._write(pending=changed, refreshing=True)
         if changed:
             self.say(f"{changed} changes; re-indexing {self.directory}")
         outcome: str
         try:
-            result = run_index(self.directory, self.config)
+            result = self._index(run_index)
             outcome = result.summary_line()
             for warning in result.warnings:
                 self.say(f"warning: {warning}")
         except GreploomError as exc:  # the previous index keeps answering; say why, keep watching
             outcome = f"error: {exc}"
+        except Exception as exc:  # a bug: one line, and the watch goes on (the index is whole)
+            outcome = f"internal error: {type(exc).__name__}: {exc} (a bug; please report it)"
         self.say(outcome)
+        self.refreshing = False
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-        self._write(pending=0, refreshing=False, last_refresh=now, last_outcome=outcome)
+        self._write(pending=0, refreshing=False, waiting=None, last_refresh=now, last_outcome=outcome)
+
+    def _index(self, run_index: Callable[..., Any]) -> Any:
+        """One index run; while another run holds the index (a manual one, MCP ``index_code``),
+        wait for it and then run, so no change is dropped."""
+        while True:
+            try:
+                return run_index(self.directory, self.config)
+            except IndexBusyError:
+                if self.stop.wait(BUSY_RETRY_S):
+                    raise
+                self._write(waiting="another run holds the index")
 
     def _write(self, **values: Any) -> None:
         """Update the state file whole (a reader never sees half of it)."""
@@ -148,8 +180,10 @@ def describe(state: dict[str, Any] | None) -> str:
     doing = "re-indexing" if state.get("refreshing") else "watching"
     pending = f", {state.get('pending')} changes pending" if state.get("pending") else ""
     last = state.get("last_refresh")
+    outcome = str(state.get("last_outcome") or "")
+    failed = f" ({outcome})" if "error" in outcome.split(":", 1)[0] else ""
     return f"pid {state.get('pid')} {doing} {state.get('directory')}{pending}" + (
-        f"; last refresh {last}" if last else ""
+        f"; last refresh {last}{failed}" if last else ""
     )
 
 
@@ -167,6 +201,12 @@ def watch_forever(directory: Path, config: GrepLoomConfig, *, debounce_ms: int =
         say=lambda line: print(f"greploom: {line}", file=sys.stderr, flush=True),
         debounce_ms=debounce_ms,
     )
+    def stop(signum: int, frame: object) -> None:
+        watcher.stop.set()
+        if watcher.refreshing:
+            raise WatchStopped  # a run is atomic: stopping it mid-way leaves the index as it was
+
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: watcher.stop.set())
-    watcher.run()
+        signal.signal(signal.SIGTERM, stop)
+    with contextlib.suppress(WatchStopped):
+        watcher.run()
