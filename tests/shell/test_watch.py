@@ -182,3 +182,27 @@ def test_an_edit_made_while_treeloom_parses_is_indexed_next(
     again = cli("index", project, "--db", db, "--provider", "none")
     assert again.code == 0 and "greploom: building the CPG" in again.err
     assert "late_addition" in _names(db, "late_addition")
+
+
+def test_the_watcher_starts_runs_only_for_what_a_run_reads(project: Path, tmp_path: Path) -> None:
+    """Code files, ignore rules and folders start a run; build outputs and the index's own files do not."""
+    from greploom.shell.config import GrepLoomConfig
+    from greploom.shell.watch import Watcher
+
+    db = project / ".greploom" / "index.db"
+    watcher = Watcher(project, GrepLoomConfig(db_path=db), say=lambda _: None)
+    wanted = {
+        "shop/net.py": True,
+        "shop/.gitignore": True,
+        "shop/renamed_folder": True,
+        "shop/net.cpython-311.pyc": False,
+        "build/out.o": False,
+        "debug.log": False,
+        ".git/index": False,
+        ".greploom/index.db-wal": False,
+        "node_modules/x/index.js": False,
+    }
+    for path, expected in wanted.items():
+        assert watcher.wants(None, str(project / path)) is expected, path
+    vendored = Watcher(project, GrepLoomConfig(db_path=db, include_vendored=True), say=lambda _: None)
+    assert vendored.wants(None, str(project / "node_modules/x/index.js")) is True

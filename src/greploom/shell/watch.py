@@ -27,9 +27,11 @@ from typing import Any
 
 from greploom.core.errors import GreploomError, IndexBusyError
 from greploom.shell.config import GrepLoomConfig
+from greploom.shell.source_files import CODE_SUFFIXES, suffix
 
 WATCH_SUFFIX = ".watch"
 DEBOUNCE_MS = 500  # a save, a checkout, a formatter's sweep: one run
+IGNORE_FILES = frozenset({".gitignore", ".greploomignore"})  # a change to the rules is a change
 BUSY_RETRY_S = 1.0  # how often a refresh looks again at an index another run holds
 # Folders no index run reads: version control, caches, environments, build outputs.
 SKIPPED_DIRS = frozenset(
@@ -107,7 +109,7 @@ class Watcher:
         try:
             for changes in watchfiles.watch(
                 self.directory,
-                watch_filter=self._wanted,
+                watch_filter=self.wants,
                 debounce=self.debounce_ms,
                 stop_event=self.stop,
                 raise_interrupt=False,
@@ -121,14 +123,19 @@ class Watcher:
             with contextlib.suppress(OSError):
                 state_path(self.config.db_path).unlink()
 
-    def _wanted(self, change: Any, path: str) -> bool:
+    def wants(self, change: Any, path: str) -> bool:
         """A change an index run may care about: not the index's own files, not a skipped folder."""
         resolved = os.path.realpath(path)
         if resolved.startswith(self._index_prefix) or resolved == self._cpg:
             return False  # the index, its WAL, lock, sidecars, and the CPG beside it
-        folder = Path(resolved)
-        parts = folder.relative_to(self.directory).parts if folder.is_relative_to(self.directory) else ()
-        return not any(part in self._skipped for part in parts)
+        changed = Path(resolved)
+        parts = changed.relative_to(self.directory).parts if changed.is_relative_to(self.directory) else ()
+        if any(part in self._skipped for part in parts):
+            return False
+        # Only files a run can read, and the rules choosing them; a path without a suffix
+        # may be a folder (renamed, deleted). Build outputs (.o, .pyc, .log, ...) start no run.
+        kind = suffix(changed.name)
+        return kind in CODE_SUFFIXES or changed.name in IGNORE_FILES or not kind
 
     def _refresh(self, changed: int) -> None:
         from greploom.shell.indexing import run_index
