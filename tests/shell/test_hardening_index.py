@@ -12,7 +12,7 @@ import apsw
 import pytest
 import sqlite_vec
 
-from greploom.shell import embed_http, indexing
+from greploom.shell import embed_http, index_embed
 from tests.cli_helpers import cli
 from tests.conftest import build_cpg_file
 from tests.embed_server import Faults, embedding_server
@@ -25,7 +25,7 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Committed batches of 4 texts in requests of 2: a 19-node index takes 5 batches, 10 requests."""
     monkeypatch.setattr(embed_http, "BACKOFF_S", 0.01)
     monkeypatch.setattr(embed_http, "BATCH_SIZE", 2)
-    monkeypatch.setattr(indexing, "EMBED_BATCH", 4)
+    monkeypatch.setattr(index_embed, "EMBED_BATCH", 4)
 
 
 def stored_vectors(db: Path) -> dict[str, list[float]]:

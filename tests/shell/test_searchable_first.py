@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from greploom.shell import indexing
+from greploom.shell import index_embed
 from tests.cli_helpers import GREPLOOM, cli
 from tests.embed_server import Faults, embedding_server
 
@@ -67,7 +67,7 @@ def test_a_first_run_stopped_part_way_answers_with_what_it_has(
     pyshop_cpg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Batches finished before a failure are searchable; the next run embeds only the rest."""
-    monkeypatch.setattr(indexing, "EMBED_BATCH", 5)
+    monkeypatch.setattr(index_embed, "EMBED_BATCH", 5)
     db = tmp_path / "i.db"
     with embedding_server(Faults(fail_after=2)) as (url, faults):
         first = cli("index", pyshop_cpg, "--db", db, "--provider", "ollama", "--ollama-url", url)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import apsw
@@ -26,17 +26,18 @@ import attrs
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
 from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
-from greploom.core.plan import ReindexPlan, plan_reindex
+from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.freshness import stamp_files
+from greploom.shell.index_embed import EMBED_BATCH, embed_run, searchable_first
 from greploom.shell.index_state import IndexResult, built_before, recorded_identity, run_meta, unchanged_run
 from greploom.shell.lock import index_lock
-from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
+from greploom.shell.ports import Embedder, Progress
 from greploom.shell.rows import compute_rows
-from greploom.shell.schema import BUILDING, NodeRow
+from greploom.shell.schema import BUILDING
 from greploom.shell.serde import check_cpg_file
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
@@ -44,7 +45,6 @@ from greploom.shell.treeloom import build_cpg_with_treeloom
 
 __all__ = ["EMBED_BATCH", "IndexResult", "run_index", "set_aside"]  # IndexResult: greploom's public API
 
-EMBED_BATCH = 256  # texts per committed batch: bounds the work a killed run loses
 
 
 def run_index(
@@ -152,8 +152,8 @@ def _locked_run(
         if embedder is not None:
             # A first run (or one after a first run that stopped) is searchable before
             # its vectors are: rows, words and graph now, each batch's vectors as it ends.
-            first = _searchable_first(store, meta, plan, rows, embedder, meta_for=meta_for, stamps=stamps)
-            vectors, identity = _embed_run(
+            first = searchable_first(store, meta, plan, rows, embedder, meta_for=meta_for, stamps=stamps)
+            vectors, identity = embed_run(
                 store,
                 embedder,
                 plan=plan,
@@ -193,76 +193,6 @@ def _locked_run(
         warnings=warnings,
         notes=notes,
     )
-
-
-def _searchable_first(
-    store: IndexStore,
-    meta: Mapping[str, str],
-    plan: ReindexPlan,
-    rows: Mapping[str, NodeRow],
-    embedder: Embedder,
-    *,
-    meta_for: Callable[..., dict[str, str]],
-    stamps: Mapping[str, FileStamp] | None,
-) -> bool:
-    """For an index no run has completed: store the rows now, lexically searchable; True then.
-
-    Queries answer from words, names and the graph while the vectors are
-    computed, and each finished batch's vectors become searchable as it is
-    committed (:meth:`IndexStore.fill_vectors`); ``BUILDING`` in the meta says
-    so until the run's switch. A complete index is never touched before its
-    switch: its queries keep the old answers until the new ones are whole.
-    """
-    if (meta.get("indexed_at") and not meta.get(BUILDING)) or not plan.embed:
-        return False
-    early = meta_for(identity=embedder.identity) | {BUILDING: "1"}
-    store.switch(plan, rows, None, 0, early, files=stamps, keep_pending=True)
-    return True
-
-
-def _embed_run(
-    store: IndexStore,
-    embedder: Embedder,
-    *,
-    plan: ReindexPlan,
-    rows: Mapping[str, NodeRow],
-    embed_texts: Mapping[str, str],
-    progress: Progress | None,
-    deadline: float,
-    recorded: EmbedderIdentity | None,
-    keep_width: bool,
-    fill: bool,
-) -> tuple[dict[str, list[float]], EmbedderIdentity]:
-    """The vectors of the plan's rows by content hash, and the embedder's identity with its width.
-
-    ``recorded``: the index's embedder; with ``keep_width`` (not a full run)
-    the vectors must keep its width. The embedder is closed after.
-    """
-    try:
-        vectors, width = _embed(
-            store,
-            embedder=embedder,
-            keys=plan.embed,
-            rows=rows,
-            embed_texts=embed_texts,
-            progress=progress,
-            deadline=deadline,
-            fill=fill,
-        )
-        identity = embedder.identity
-        if not identity.dimension:
-            # Nothing was sent: the width is the pending vectors' or the index's,
-            # never the 0 of an embedder that has not answered yet.
-            known = recorded.dimension if recorded and recorded.space() == identity.space() else 0
-            identity = attrs.evolve(identity, dimension=width or known)
-        if keep_width and recorded is not None and recorded.dimension not in (0, identity.dimension):
-            raise EmbedderError(
-                f"the embedder now returns {identity.dimension}-dim vectors, the index holds "
-                f"{recorded.dimension}-dim ones; pass --force to re-embed everything"
-            )
-    finally:
-        embedder.close()
-    return vectors, identity
 
 
 def _quiet(stage: str, done: int, total: int) -> None:
@@ -405,69 +335,3 @@ def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: 
     return embedder
 
 
-def _embed(
-    store: IndexStore,
-    *,
-    embedder: Embedder,
-    keys: tuple[str, ...],
-    rows: Mapping[str, NodeRow],
-    embed_texts: Mapping[str, str],
-    progress: Progress | None,
-    deadline: float,
-    fill: bool = False,
-) -> tuple[dict[str, list[float]], int]:
-    """Vectors by content hash for every key to embed, and their width (0: none embedded).
-
-    Vectors an unfinished run of this same embedder left in ``pending`` are
-    reused; another embedder's never are (``IndexStore.pending_vectors``).
-    """
-    by_hash: dict[str, str] = {}
-    for key in keys:
-        by_hash.setdefault(rows[key].content_hash, embed_texts[key])
-    space = embedder.identity.space()
-    width = embedder.identity.dimension
-    vectors = store.pending_vectors(by_hash, space, width)
-    todo = [h for h in by_hash if h not in vectors]
-    done = len(by_hash) - len(todo)
-    if fill:  # searchable first: what an earlier run left is searchable at once
-        store.fill_vectors(vectors)
-    if progress:
-        progress("embedding", done, len(by_hash))
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start : start + EMBED_BATCH]
-        kept = (
-            f"embedded {done} of {len(by_hash)} nodes; the index answers meanwhile from words, names, "
-            "the graph and the vectors done, and the next run goes on from there"
-            if fill
-            else f"embedded {done} of {len(by_hash)} nodes, the previous index is unchanged "
-            "and the finished batches are kept for the next run"
-        )
-        if time.monotonic() > deadline:
-            raise EmbedderError(
-                f"the index run reached its time limit (GREPLOOM_INDEX_TIMEOUT); {kept}: run it again "
-                "to go on"
-            )
-        try:
-            got = embedder.embed_documents([by_hash[h] for h in batch])
-        except EmbedderError as exc:
-            raise EmbedderError(f"{exc}; {kept}") from exc
-        if not width:
-            width = len(got[0])
-            # Pending vectors of another width are not this embedder's after all.
-            stale = [h for h, v in vectors.items() if len(v) != width]
-            if stale:
-                raise EmbedderError(
-                    f"the embedder answers {width}-dim vectors where an earlier run of the same name "
-                    "stored others; pass --force to re-embed everything"
-                )
-        fresh = dict(zip(batch, got, strict=True))
-        store.add_pending(fresh, space)
-        if fill:
-            store.fill_vectors(fresh)
-        vectors.update(fresh)
-        done += len(batch)
-        if progress:
-            progress("embedding", done, len(by_hash))
-    if not width and vectors:
-        width = len(next(iter(vectors.values())))
-    return vectors, width

@@ -58,7 +58,7 @@ from greploom.core.plan import IndexEntry
 
 SCHEMA_VERSION = 1
 # Meta key: a run that made its index searchable before its vectors (a first run,
-# greploom.shell.indexing._searchable_first) is still at it, or stopped before its
+# greploom.shell.index_embed.searchable_first) is still at it, or stopped before its
 # end: "1" until that run's switch, then "". The next run embeds every row again
 # (finished batches come back from ``pending``), and no run is skipped as unchanged.
 BUILDING = "building"
