@@ -60,7 +60,7 @@ def test_a_first_index_answers_while_it_embeds(pyshop_cpg: Path, tmp_path: Path)
     done = cli("query", "retry backoff", "--db", db, "--provider", "none")
     assert "vectors:" not in done.out.splitlines()[0]
     status = _status(db)
-    assert status["complete"] is True and status["build"] is None and status["vectors"] == status["nodes"]
+    assert status["complete"] is True and status["build"] == "done" and status["vectors"] == status["nodes"]
 
 
 def test_a_first_run_stopped_part_way_answers_with_what_it_has(

@@ -59,10 +59,10 @@ def index_status(db_path: Path) -> dict[str, Any]:
     }
 
 
-def _build(db_path: Path, meta: dict[str, str]) -> str | None:
+def _build(db_path: Path, meta: dict[str, str]) -> str:
     """A first run that made the index searchable before its vectors: still running, or stopped."""
     if not meta.get(BUILDING):
-        return None
+        return "done" if meta.get("indexed_at") else "never finished"
     from greploom.shell.lock import run_in_progress
 
     return "building" if run_in_progress(db_path) else "stopped (run greploom index to finish it)"
