@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from greploom.core.adaptive import CEILING, Selection, select
 from greploom.core.envelope import PackedEnvelope, pack_envelope
 from greploom.core.errors import EmbedderError, StoreError, UsageError
@@ -67,6 +69,18 @@ def cpg_graph(
     from greploom.shell.rows import cpg_graph as read_graph
 
     return read_graph(path, tier, source_root, walk=walk)
+
+
+@attrs.frozen
+class Searched:
+    """A searched query: its hits, the search mode, what adaptive context kept, its places."""
+
+    hits: tuple[SearchHit, ...]
+    mode: str
+    selection: Selection | None  # adaptive context: what it kept
+    candidates: int  # how many the ranking gave
+    places_not_found: tuple[str, ...]
+    pointed: tuple[tuple[str, int], ...]  # (key, line) the query's places point at
 
 
 class QueryEngine:
@@ -152,12 +166,8 @@ class QueryEngine:
             self._cpg = (stamp, cpg_graph(cpg_path, tier, source_root, walk=True))
         return self._cpg[1]
 
-    def _warm_up(self, store: IndexStore, query: Query, ranking: str) -> bool:
+    def _warm_up(self, store: IndexStore) -> None:
         """Before a search that will embed the query: start loading the model, build the token table.
-
-        True (and nothing loaded) when the query is a symbol naming a
-        definition the index holds: it is answered by name and words
-        (:func:`greploom.shell.search.names_a_definition`), with no vector.
 
         The local model loads in a background thread and onnxruntime builds its
         session (about 0.2 s) without holding the GIL, so the token table (the
@@ -167,14 +177,36 @@ class QueryEngine:
         needed, and is reported there (an unreadable token table as itself,
         not as a fault of the index file).
         """
-        if ranking == "signals" and names_a_definition(store, query):
-            return True
         preload = getattr(self._embedder, "preload", None) if store.has_vectors() else None
         if preload is not None:
             preload()
             with contextlib.suppress(Exception):
                 self.count("")
-        return False
+
+    def _search_hits(
+        self, store: IndexStore, query: Query, config: GrepLoomConfig, *, adaptive: bool
+    ) -> Searched:
+        """The hits of a query, how it was searched, and the places it points at.
+
+        A symbol query naming a definition the index holds is searched by name
+        and words (:func:`greploom.shell.search.names_a_definition`): no vector,
+        so no model to warm up.
+        """
+        by_name = config.ranking == "signals" and names_a_definition(store, query)
+        if not by_name:
+            self._warm_up(store)
+        # Places looked up once, for the ranking and for the header: a
+        # `path:line` the index has no file for is answered as words, and says so.
+        placed = store.locate(query.places)
+        not_found = tuple(
+            f"{place.path}:{place.line}" for place, keys in placed if place.line is not None and not keys
+        )
+        located = list(dict.fromkeys(key for _, keys in placed for key in keys))
+        pointed = tuple((k, p.line) for p, keys in placed if p.line is not None for k in keys)
+        candidates, mode = self.search(store, query, config.top_k, config.ranking, located, by_name=by_name)
+        selection = select([h.score for h in candidates[:CEILING]]) if adaptive else None
+        kept = candidates[: selection.kept] if selection is not None else candidates[: config.top_k]
+        return Searched(tuple(kept), mode, selection, len(candidates), not_found, pointed)
 
     def search(
         self,
@@ -242,6 +274,7 @@ class QueryEngine:
         )
         adaptive = config.context == "adaptive" and not node_ids
         selection: Selection | None = None
+        candidates = 0
         text = (text or "").strip()
         if not text and not node_ids:
             raise UsageError("give query text, or node keys/ids with --node")
@@ -266,25 +299,10 @@ class QueryEngine:
                 else:
                     if query is None or not query.tokens:  # (no node ids: there is text)
                         raise UsageError("the query has no searchable words; use names or plain words")
-                    by_name = self._warm_up(store, query, config.ranking)
-                    # Places looked up once, for the ranking and for the header: a
-                    # `path:line` the index has no file for is answered as words, and says so.
-                    placed = store.locate(query.places)
-                    places_not_found = [
-                        f"{place.path}:{place.line}"
-                        for place, keys in placed
-                        if place.line is not None and not keys
-                    ]
-                    located = list(dict.fromkeys(key for _, keys in placed for key in keys))
-                    pointed = [(k, p.line) for p, keys in placed if p.line is not None for k in keys]
-                    candidates, mode = self.search(
-                        store, query, config.top_k, config.ranking, located, by_name=by_name
-                    )
-                    if adaptive:
-                        selection = select([h.score for h in candidates[:CEILING]])
-                        hits = candidates[: selection.kept]
-                    else:
-                        hits = candidates[: config.top_k]
+                    found = self._search_hits(store, query, config, adaptive=adaptive)
+                    hits, mode = list(found.hits), found.mode
+                    selection, candidates = found.selection, found.candidates
+                    places_not_found, pointed = list(found.places_not_found), list(found.pointed)
                 graph: Mapping[str, NodeContext]
                 if cpg_path is not None:
                     root = self._meta.get("source_root")
@@ -314,7 +332,7 @@ class QueryEngine:
             )
         if selection is not None:
             meta.update(
-                candidates=len(candidates),
+                candidates=candidates,
                 kept=selection.kept,
                 effective=round(selection.effective, 2),
                 mass_left_out=round(selection.mass_left_out, 4),
