@@ -22,7 +22,6 @@ import json
 import os
 import secrets
 import socketserver
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 import attrs
 
+from greploom.shell.atomic import write_json
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.querying import QueryEngine
 from greploom.shell.resident_client import (
@@ -122,17 +122,7 @@ class ResidentServer:
     def _write_sidecar(self, port: int) -> None:
         """The sidecar, written whole (a client never reads half of one) and readable by this user only."""
         body = {"protocol": PROTOCOL, "pid": os.getpid(), "port": port, "token": self.token, "db": self.db}
-        # mkstemp: a new file of its own (O_EXCL, no link followed), mode 0600 from the start.
-        folder, name = os.path.split(self.sidecar)
-        fd, partial = tempfile.mkstemp(prefix=name + ".", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(body, handle)
-            os.replace(partial, self.sidecar)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(partial)
-            raise
+        write_json(self.sidecar, body)
 
     # -- requests ---------------------------------------------------------------
     def handle(self, rfile: io.BufferedIOBase, wfile: io.BufferedIOBase) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from greploom.core.errors import GreploomError, IndexBusyError
+from greploom.shell.atomic import write_json
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.source_files import CODE_SUFFIXES, suffix
 
@@ -173,11 +174,8 @@ class Watcher:
     def _write(self, **values: Any) -> None:
         """Update the state file whole (a reader never sees half of it)."""
         self._state.update(values)
-        path = state_path(self.config.db_path)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with contextlib.suppress(OSError):
-            partial.write_text(json.dumps(self._state), encoding="utf-8")
-            os.replace(partial, path)
+        with contextlib.suppress(OSError):  # status then says less; the watch goes on
+            write_json(state_path(self.config.db_path), self._state)
 
 
 def describe(state: dict[str, Any] | None) -> str:
