@@ -8,7 +8,6 @@ failing part-way); queries read the answers a user reads: the header's
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -95,16 +94,21 @@ def test_a_complete_index_keeps_its_answers_until_a_run_switches(pyshop_cpg: Pat
     db = tmp_path / "i.db"
     with embedding_server(Faults()) as (url, faults):
         assert cli("index", pyshop_cpg, "--db", db, "--provider", "ollama", "--ollama-url", url).code == 0
-        before = cli("query", "retry backoff", "--db", db).out
+        first = cli("query", "retry backoff", "--db", db, "--provider", "none").out
         faults.delay_s = 3.0
-        run = threading.Thread(
-            target=cli,
-            args=("index", pyshop_cpg, "--db", db, "--force", "--provider", "ollama", "--ollama-url", url),
-        )
-        run.start()
+        asked = faults.requests
+        command = [str(GREPLOOM), "index", str(pyshop_cpg), "--db", str(db), "--force"]
+        command += ["--provider", "ollama", "--ollama-url", url]
+        run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            during = cli("query", "retry backoff", "--db", db).out
+            deadline = time.monotonic() + 60
+            while faults.requests == asked:  # the run is embedding (its batch is held 3 s)
+                assert run.poll() is None and time.monotonic() < deadline, "the re-index never embedded"
+                time.sleep(0.05)
+            during = cli("query", "retry backoff", "--db", db, "--provider", "none").out
+            assert run.poll() is None, "the re-index ended before the query could see it running"
         finally:
-            run.join()
+            assert run.wait(timeout=120) == 0
+        after = cli("query", "retry backoff", "--db", db, "--provider", "none").out
     age = lambda text: text.split("| index age:")[0]  # noqa: E731
-    assert age(during) == age(before) and "vectors:" not in during
+    assert age(during) == age(first) == age(after) and "vectors:" not in during
