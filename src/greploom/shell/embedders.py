@@ -140,6 +140,7 @@ def query_embedder(
         embedder.close()
         raise EmbedderError(
             f"this index was embedded with {recorded.describe()}, but the configured model is {found} "
-            "(GREPLOOM_LOCAL_MODEL_DIR?); unset it, or re-index with --force"
+            "(GREPLOOM_LOCAL_MODEL_DIR, or the settings in its greploom.json?); use the index's, "
+            "or re-index with --force"
         )
     return embedder
