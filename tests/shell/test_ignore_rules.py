@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from tests.cli_helpers import GREPLOOM, cli, cli_process
+from tests.conftest import build_cpg_file
 
 pytestmark = pytest.mark.slow
 
@@ -78,8 +80,9 @@ def _status(db: Path) -> dict[str, Any]:
 
 
 def _cpg_files(db: Path) -> set[str]:
-    cpg = json.loads(db.with_name(db.stem + ".cpg.json").read_text())
-    return {n["location"]["file"] for n in cpg["nodes"] if n.get("location")}
+    """The files treeloom was given: those with a part of the CPG beside the index."""
+    with contextlib.closing(sqlite3.connect(db.with_name(db.stem + ".parts.db"))) as parts:
+        return {row[0] for row in parts.execute("SELECT file FROM parts")}
 
 
 def test_the_ignore_rules_decide_exactly_which_files_are_indexed(project: Path, tmp_path: Path) -> None:
@@ -154,8 +157,7 @@ def test_a_changed_gitignore_re_indexes(project: Path, tmp_path: Path) -> None:
 def test_exclude_needs_a_source_directory_and_a_pattern(project: Path, tmp_path: Path) -> None:
     """--exclude with a CPG file, or a pattern that is not one: one line, exit 2, no index."""
     db = tmp_path / "u.db"
-    assert _index(project, tmp_path / "first.db").code == 0
-    cpg = tmp_path / "first.cpg.json"
+    cpg = build_cpg_file(project, tmp_path / "first.cpg.json")
     for args in (
         (cpg, "--exclude", "gen/"),
         (cpg, "--include-vendored"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import cli, said
 from tests.conftest import build_cpg_file
 
 
@@ -139,17 +139,106 @@ def test_bm25_scores_do_not_drift_with_reindexing(project: Path, tmp_path: Path)
 
 
 def test_an_unchanged_directory_is_not_parsed_again(project: Path, tmp_path: Path) -> None:
-    """Re-indexing an unchanged source directory reuses the CPG beside the index; an edit rebuilds it."""
+    """Re-indexing an unchanged source directory parses nothing; an edit parses that file only."""
     db = tmp_path / "i.db"
-    assert cli("index", project, "--db", db).code == 0
+    first = cli("index", project, "--db", db)
+    assert first.code == 0 and "greploom: building the CPG: 4 files" in first.err
     again = cli("index", project, "--db", db)
     assert again.code == 0 and "0 embedded, 19 unchanged" in again.out
     assert "building the CPG" not in again.err  # treeloom did not run
     _edit(project / "shop" / "net.py", "def backoff_delay", "def backoff_wait")
     edited = cli("index", project, "--db", db)
-    assert edited.code == 0 and "greploom: building the CPG" in edited.err
+    assert edited.code == 0 and "greploom: building the CPG: 1 file" in edited.err
     found = cli("query", "backoff_wait", "--db", db, "--format", "json").json()
     assert found["results"][0]["name"] == "backoff_wait"
-    (db.with_name(db.stem + ".cpg.json")).write_text("{}")  # the CPG beside the index changed
-    rebuilt = cli("index", project, "--db", db)
-    assert rebuilt.code == 0 and "greploom: building the CPG" in rebuilt.err
+
+
+def _context(db: Path, key: str) -> dict[str, list[str]]:
+    """The keys of each relationship of one definition's stored context."""
+    run = cli("query", "--node", key, "--db", db, "--format", "json")
+    assert run.code == 0, run.err
+    structure = run.json()["results"][0]["structural_context"]
+    return {k: sorted(r["key"] for r in v) for k, v in structure.items() if isinstance(v, list)}
+
+
+def _graph(db: Path, keys: list[str]) -> dict[str, dict[str, list[str]]]:
+    return {key: _context(db, key) for key in keys}
+
+
+def test_a_rename_across_files_keeps_the_links_right(project: Path, tmp_path: Path) -> None:
+    """Cross-file facts after a partial rebuild: the files that did not change are not parsed
+    again, yet the calls into the renamed function are linked to it, and the old name's links
+    are gone; the index is the one a first run over the edited code builds."""
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    caller = "function:shop/cart.py:Cart.total"
+    assert "function:shop/pricing.py:total_price" in _context(db, caller)["callees"]
+    # Renamed where it is defined only: the caller's import no longer binds it.
+    _edit(project / "shop" / "pricing.py", "def total_price(", "def sum_prices(")
+    run = cli("index", project, "--db", db, "--provider", "none")
+    assert run.code == 0 and "building the CPG: 1 file" in run.err
+    assert not any("pricing.py:total_price" in k for k in _context(db, caller)["callees"])
+    assert _context(db, "function:shop/pricing.py:sum_prices")["callers"] == []
+    # ... and then in the file that calls it: linked again, both ways.
+    cart = project / "shop" / "cart.py"
+    cart.write_text(cart.read_text().replace("total_price", "sum_prices"))
+    run = cli("index", project, "--db", db, "--provider", "none")
+    assert run.code == 0 and "building the CPG: 1 file" in run.err
+    assert "function:shop/pricing.py:sum_prices" in _context(db, caller)["callees"]
+    assert caller in _context(db, "function:shop/pricing.py:sum_prices")["callers"]
+    fresh = tmp_path / "fresh.db"
+    assert cli("index", project, "--db", fresh, "--provider", "none").code == 0
+    listed = cli("query", "def", "--db", fresh, "--format", "json", "--top-k", "50").json()
+    keys = [r["key"] for r in listed["results"]]
+    assert len(keys) > 5 and _graph(db, keys) == _graph(fresh, keys)
+
+
+def test_added_and_deleted_files(project: Path, tmp_path: Path) -> None:
+    """A new file is parsed alone; a deleted one's definitions leave the index without a parse."""
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    (project / "shop" / "coupons.py").write_text("def redeem_coupon(code):\n    return code.upper()\n")
+    added = cli("index", project, "--db", db, "--provider", "none")
+    assert added.code == 0 and "building the CPG: 1 file" in added.err
+    found = cli("query", "redeem_coupon", "--db", db, "--format", "json").json()
+    assert found["results"][0]["name"] == "redeem_coupon"
+    (project / "shop" / "net.py").unlink()
+    deleted = cli("index", project, "--db", db, "--provider", "none")
+    assert deleted.code == 0 and "building the CPG" not in deleted.err
+    assert " deleted" in deleted.out and " 0 deleted" not in deleted.out
+    names = [r["name"] for r in cli("query", "send_order", "--db", db, "--format", "json").json()["results"]]
+    assert "send_order" not in names
+
+
+def test_a_damaged_cache_of_parts_is_rebuilt(project: Path, tmp_path: Path) -> None:
+    """The parts beside the index are a cache: garbage there is said and built again, and --force
+    parses every file; the index itself is untouched by either."""
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    parts = db.with_name("i.parts.db")
+    assert parts.is_file()
+    parts.write_bytes(b"this is not SQLite" * 100)
+    run = cli("index", project, "--db", db, "--provider", "none")
+    assert run.code == 0 and "0 embedded, 19 unchanged" in run.out
+    assert "building the CPG: 4 files" in run.err and "CPG cache" in run.err and "rebuilt it" in run.err
+    forced = cli("index", project, "--db", db, "--provider", "none", "--force")
+    assert forced.code == 0 and "building the CPG: 4 files" in forced.err
+
+
+def test_a_parser_that_dies_fails_the_run_and_keeps_the_index(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """treeloom cannot be made to crash on real code here, so its worker is replaced by one that
+    dies (a fake, only for this): one line naming the cause, the previous index still answers."""
+    from greploom.shell import treeloom
+
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    _edit(project / "shop" / "net.py", "def backoff_delay", "def backoff_wait")
+    monkeypatch.setattr(treeloom, "_WORKER", "import sys; sys.exit('MemoryError: out of memory')")
+    run = cli("index", project, "--db", db, "--provider", "none")
+    assert run.code != 0 and said(run.err) == [
+        f"greploom: error: treeloom could not build a CPG of {project}: MemoryError: out of memory"
+    ]
+    found = cli("query", "backoff_delay", "--db", db, "--format", "json").json()
+    assert "backoff_delay" in [r["name"] for r in found["results"]]

@@ -24,6 +24,7 @@ import apsw
 import attrs
 
 from greploom.core.errors import GreploomError, StoreError
+from greploom.shell.cpg_parts import parts_path
 from greploom.shell.faults import from_sqlite_error
 from greploom.shell.schema import BUILDING
 from greploom.shell.store import PENDING_IDENTITY, IndexStore
@@ -65,7 +66,7 @@ class CheckReport:
 def _repair(db_path: Path, meta: dict[str, str]) -> str:
     """The re-index command: of the source directory when one was indexed, else of the CPG."""
     cpg = meta.get("cpg_path", "")
-    beside = str(db_path.resolve().with_name(db_path.stem + ".cpg.json"))  # a directory run's CPG
+    beside = str(parts_path(db_path.resolve()))  # a directory run's CPG
     source = meta.get("source_root") if meta.get("source_root") and cpg == beside else cpg
     return f"greploom index {source or 'PATH'} --db {db_path} --force"
 

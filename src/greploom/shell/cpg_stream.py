@@ -46,6 +46,7 @@ class CpgCollector:
         self.edges: list[CpgEdge] = []
         self.skipped_nodes = 0  # kinds from a newer treeloom: skipped, counted, reported
         self.skipped_edges = 0
+        self.renamed: dict[str, str] = {}  # (name shown, name on disk) of files not named in UTF-8
 
     def add_node(self, item: Any, index: int) -> None:
         kind = item.get("kind") if isinstance(item, dict) else None
@@ -69,6 +70,7 @@ class CpgCollector:
             treeloom_version=version if isinstance(version, str) else str(version),
             skipped_nodes=self.skipped_nodes,
             skipped_edges=self.skipped_edges,
+            renamed_files=tuple(sorted(self.renamed.items())),
         )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 
 import greploom
-from greploom.core.errors import GreploomError, StoreError
+from greploom.core.errors import StoreError
 from greploom.core.hashing import HASH_VERSION
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
@@ -108,28 +108,7 @@ def file_stamp(path: Path) -> str:
     return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}"
 
 
-def built_before(db_path: Path, cpg_path: Path, files_digest: str) -> str | None:
-    """The recorded sha256 of the CPG at ``cpg_path`` when the index's last run built it from
-    exactly these files (``files_digest``) and it has not changed since; else None."""
-    if not db_path.is_file() or not cpg_path.is_file():
-        return None
-    try:
-        with IndexStore.open_existing(db_path, readonly=True) as store:
-            meta = store.meta()
-    except GreploomError:
-        return None
-    same = (
-        meta.get("sources_digest") == files_digest
-        and meta.get("cpg_path") == str(cpg_path.resolve())
-        and bool(meta.get("cpg_stamp"))
-        and meta.get("cpg_stamp") == file_stamp(cpg_path)
-        and meta.get("greploom_version") == greploom.__version__
-        and meta.get("treeloom_version") == _installed_treeloom()  # a new treeloom builds anew
-    )
-    return meta.get("cpg_digest") if same else None
-
-
-def _installed_treeloom() -> str | None:
+def installed_treeloom() -> str | None:
     from importlib import metadata
 
     try:

@@ -23,25 +23,33 @@ from pathlib import Path
 import apsw
 import attrs
 
+from greploom.core.context import USED_EDGE_KINDS
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
 from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
 from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
+from greploom.shell.cpg_parts import EMPTY_PART, PART_BATCH, PartStore, content_key, parts_path
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.freshness import stamp_files
 from greploom.shell.index_embed import EMBED_BATCH, embed_run, searchable_first
-from greploom.shell.index_state import IndexResult, built_before, recorded_identity, run_meta, unchanged_run
+from greploom.shell.index_state import (
+    IndexResult,
+    installed_treeloom,
+    recorded_identity,
+    run_meta,
+    unchanged_run,
+)
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, Progress
 from greploom.shell.rows import compute_rows
 from greploom.shell.schema import BUILDING
-from greploom.shell.serde import check_cpg_file
+from greploom.shell.serde import check_cpg_file, load_cpg
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
-from greploom.shell.treeloom import build_cpg_with_treeloom
+from greploom.shell.treeloom import Built, build_parts
 
 __all__ = ["EMBED_BATCH", "IndexResult", "run_index", "set_aside"]  # IndexResult: greploom's public API
 
@@ -91,14 +99,31 @@ def _locked_run(
     source: Path, config: GrepLoomConfig, progress: Progress | None, *, force: bool, started: float
 ) -> IndexResult:
     """The run itself, holding the index's lock."""
+    gathered = _gather_cpg(source, config, progress, force=force)
+    try:
+        return _index_gathered(gathered, source, config, progress, force=force, started=started)
+    finally:
+        if gathered.parts is not None:
+            gathered.parts.close()
+
+
+def _index_gathered(
+    gathered: Gathered,
+    source: Path,
+    config: GrepLoomConfig,
+    progress: Progress | None,
+    *,
+    force: bool,
+    started: float,
+) -> IndexResult:
+    """Decide the rows of the gathered CPG and apply them (the run's part after treeloom)."""
     say = progress or _quiet
     db_path = config.db_path
-    gathered = _gather_cpg(source, config, progress, force=force)
     cpg_path, built_warnings, selection = gathered.cpg_path, gathered.warnings, gathered.selection
     source_root = selection.root if selection is not None else None
     note = selection.note() if selection is not None and source.is_dir() else None
     left_out = (note,) if note else ()
-    digest = gathered.reused or sha256_of(cpg_path)
+    digest = gathered.digest or sha256_of(cpg_path)
     files_digest = gathered.files_digest
     unchanged = unchanged_run(db_path, config, digest, files_digest, source_root, force=force)
     if unchanged is not None:
@@ -110,11 +135,15 @@ def _locked_run(
             notes=left_out,
         )
     stamps = gathered.stamps
-    if gathered.reused:  # the CPG was reused: so are the stamps of the files it was built from
-        stamps = _recorded_stamps(db_path, selection.files if selection else ())
     say("reading the CPG", 0, 1)
+    data = (
+        gathered.parts.read(treeloom_files(selection), installed_treeloom() or "")
+        if gathered.parts is not None and selection is not None
+        else load_cpg(cpg_path, USED_EDGE_KINDS)
+    )
+    chosen = selection.files if selection else None
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
-        cpg_path, config.tier, source_root, walk=True, files=selection.files if selection else None
+        data, config.tier, source_root, walk=True, files=chosen, origin=cpg_path
     )
     say("reading the CPG", 1, 1)
     warnings = (*built_warnings, *warnings)
@@ -203,12 +232,13 @@ def _quiet(stage: str, done: int, total: int) -> None:
 class Gathered:
     """What an index run reads: the CPG, and the files it was built from as they were then."""
 
-    cpg_path: Path
+    cpg_path: Path  # the CPG file, or for a source directory its parts (greploom.shell.cpg_parts)
     warnings: tuple[str, ...]
     selection: SourceSet | None  # None: a CPG file without a source root
     stamps: dict[str, FileStamp] | None  # taken before treeloom read the files (None: none)
     files_digest: str  # of the files, also taken before treeloom read them
-    reused: str | None  # the recorded sha256 of a CPG reused from the last run (None: hash it)
+    digest: str | None  # what the CPG was built from, for a source directory (None: hash the file)
+    parts: PartStore | None = None  # a source directory's CPG, open for the run
 
 
 def _gather_cpg(
@@ -218,27 +248,25 @@ def _gather_cpg(
 
     The files' stamps and fingerprint are taken before treeloom reads them, so
     a file edited during the build is seen as changed by the next run (and its
-    blocks as stale), never recorded as indexed. A source directory whose files
-    (names, sizes, times) and ignore rules are those the last run's CPG was built
-    from, that CPG unchanged beside the index, is not built again: an unchanged
-    re-index of numpy took minutes of treeloom before it found nothing to do.
+    blocks as stale), never recorded as indexed. A source directory is built
+    file by file, and only the files whose content changed since the parts
+    beside the index were built (all of them with ``force``).
     """
     if source.is_dir():
         selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
         files_digest = sources_digest(selection)
-        db_path = config.db_path
-        cpg_out = db_path.with_name(db_path.stem + ".cpg.json")
-        reused = None if force else built_before(db_path, cpg_out, files_digest)
-        if reused is not None:
-            return Gathered(cpg_out, (), selection, None, files_digest, reused)
         stamps = stamp_files(selection.root, selection.files)
         parsed = treeloom_files(selection)
-        if progress:
-            progress("building the CPG", 0, len(parsed))
-        cpg_path, built_warnings = build_cpg_with_treeloom(source, cpg_out, files=parsed)
-        if progress:
-            progress("building the CPG", len(parsed), len(parsed))
-        return Gathered(cpg_path, built_warnings, selection, stamps, files_digest, None)
+        db_path = config.db_path
+        db_path.with_name(db_path.stem + ".cpg.json").unlink(missing_ok=True)  # what greploom < 0.7 kept
+        parts = PartStore(parts_path(db_path), installed_treeloom() or "")
+        try:
+            digest = _build_parts(source, parts, parsed, stamps, progress, force=force)
+        except BaseException:
+            parts.close()
+            raise
+        said = (parts.reset_reason,) if parts.reset_reason else ()
+        return Gathered(parts.path, said, selection, stamps, files_digest, digest, parts)
     check_cpg_file(source)
     source_root = config.source_root.resolve() if config.source_root else None
     if source_root is None:
@@ -250,10 +278,33 @@ def _gather_cpg(
     return Gathered(source, (), selection, stamps, sources_digest(selection), None)
 
 
-def _recorded_stamps(db_path: Path, files: Sequence[str]) -> dict[str, FileStamp]:
-    """The stamps the last run recorded of these files."""
-    with IndexStore.open_existing(db_path, readonly=True) as store:
-        return store.file_stamps(files)
+def _build_parts(
+    source: Path,
+    parts: PartStore,
+    files: Sequence[str],
+    stamps: Mapping[str, FileStamp],
+    progress: Progress | None,
+    *,
+    force: bool,
+) -> str:
+    """Build the parts of the files that changed (committed in batches); the digest of them all."""
+    parts.keep_only(() if force else files)
+    todo = parts.to_build(files, stamps)
+    say = (progress or _quiet) if todo else _quiet  # nothing to build: no stage to show
+    say("building the CPG", 0, len(todo))
+    batch: list[tuple[str, str, bytes]] = []
+
+    def done(built: Built) -> None:
+        batch.append((built.file, content_key(stamps.get(built.file)) or "", built.part or EMPTY_PART))
+        if len(batch) >= PART_BATCH or len(batch) + parts.stored_this_run == len(todo):
+            parts.put_many(batch)
+            batch.clear()
+            say("building the CPG", parts.stored_this_run, len(todo))
+
+    build_parts(source, todo, (k.value for k in USED_EDGE_KINDS), done)
+    if batch:
+        parts.put_many(batch)
+    return parts.digest(files)
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:

@@ -49,6 +49,8 @@ class PlainProgress:
             return
         self._seen.add(stage)
         unit = UNITS.get(stage)
+        if unit and total == 1:
+            unit = unit.removesuffix("s")  # 1 file, 1 definition
         what = f"{stage}: {total:,} {unit}" if unit else stage
         if done and unit:
             what += f" ({done:,} done before)"

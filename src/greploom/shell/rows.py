@@ -18,7 +18,6 @@ from greploom.core.cpg import CpgData, CpgGraph
 from greploom.core.expand import NodeContext
 from greploom.core.hashing import content_hash
 from greploom.core.keys import node_identities
-from greploom.core.lexical import code_tokens, identifier_tokens
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.schema import NodeRow
 from greploom.shell.serde import load_cpg
@@ -66,7 +65,7 @@ def cpg_graph(
 
 
 def row_of(ctx: NodeContext, content_hash: str) -> NodeRow:
-    """The stored row of one node, with its pre-tokenised search columns."""
+    """The stored row of one node (its search columns are tokenised when written: NodeRow.fts)."""
     return NodeRow(
         key=ctx.ref.key,
         node_id=ctx.node_id,
@@ -80,28 +79,22 @@ def row_of(ctx: NodeContext, content_hash: str) -> NodeRow:
         content_hash=content_hash,
         source=ctx.source,
         structure=ctx.structure,
-        fts=(
-            " ".join(identifier_tokens(ctx.ref.name)),
-            " ".join(identifier_tokens(ctx.qualname)),
-            " ".join(identifier_tokens(ctx.ref.file.replace("/", " ").replace("-", "_"))),
-            " ".join(identifier_tokens(ctx.summary)),
-            # The whole source, docstring included: the summary keeps only the
-            # docstring's first paragraph, and indexing the rest lifted questions
-            # from 0.688 to 0.720 NDCG@10 (benchmarks/quality/REPORT.md).
-            " ".join(code_tokens(ctx.source or "")),
-        ),
     )
 
 
 def compute_rows(
-    cpg_path: Path,
+    cpg: CpgData,
     tier: Tier,
     source_root: Path | None = None,
     *,
     walk: bool = False,
     files: Sequence[str] | None = None,
+    origin: Path,
 ) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str, tuple[str, ...]]:
     """Decide, with the core, every row an index of this CPG holds (plus embed texts).
+
+    ``origin`` is where the CPG was read from (a CPG file, or a source
+    directory's parts), for the warnings.
 
     Returns the rows, their embed texts, the run's warnings, the treeloom
     version and notes (what the run added, not a problem).
@@ -112,7 +105,7 @@ def compute_rows(
     treeloom skipped (greploom.shell.sources): of ``files``, the ones the run's
     walk chose, or by default those the default ignore rules keep.
     """
-    data, report = read_sources(load_cpg(cpg_path, USED_EDGE_KINDS), source_root, walk=walk, files=files)
+    data, report = read_sources(cpg, source_root, walk=walk, files=files)
     graph, resolved = resolve(data, tier)
     rows = {c.ref.key: row_of(c, resolved.hashes[c.ref.key]) for c in resolved.contexts}
     embed_texts = resolved.embed_texts
@@ -127,5 +120,5 @@ def compute_rows(
     if graph.duplicate_ids:
         warnings.append(f"ignored {graph.duplicate_ids} nodes with duplicate ids (kept the first)")
     if not rows:
-        warnings.append(f"the CPG {cpg_path} holds no function, class or module nodes")
+        warnings.append(f"the CPG {origin} holds no function, class or module nodes")
     return rows, embed_texts, tuple(warnings), data.treeloom_version, report.notes()

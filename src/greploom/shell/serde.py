@@ -151,7 +151,6 @@ def cpg_from_json(
     path. ``edge_kinds`` keeps only edges of those kinds (an index run needs
     four of the eleven; the rest are a third of numpy's load time).
     """
-    conv = converter or _CONVERTER
     if not isinstance(raw, dict):
         raise CpgError(f"invalid CPG: the top level must be a JSON object, not {_kind(raw)}")
     for field in ("nodes", "edges"):
@@ -159,6 +158,22 @@ def cpg_from_json(
             raise CpgError(f"invalid CPG: required field missing @ $.{field}")
         if not isinstance(raw[field], list):
             raise CpgError(f"invalid CPG: expected a list, got {_kind(raw[field])} @ $.{field}")
+
+    node, edge = cpg_item_readers(converter)
+    collector = CpgCollector(node, edge, edge_kinds)
+    for i, item in enumerate(raw["nodes"]):
+        collector.add_node(item, i)
+    for i, item in enumerate(raw["edges"]):
+        collector.add_edge(item, i)
+    return collector.data(raw.get("treeloom_version", ""))
+
+
+def cpg_item_readers(
+    converter: cattrs.Converter | None = None,
+) -> tuple[Callable[[Any, int], CpgNode], Callable[[Any, int], CpgEdge]]:
+    """Readers of one decoded node and one edge (item, index in its list): well-formed treeloom
+    JSON takes the fast path, anything else the strict converter, whose error names the JSON path."""
+    conv = converter or _CONVERTER
 
     def node(item: Any, index: int) -> CpgNode:
         try:
@@ -174,12 +189,7 @@ def cpg_from_json(
             result: CpgEdge = _structure(conv, item, CpgEdge, f"$.edges[{index}]")
             return result
 
-    collector = CpgCollector(node, edge, edge_kinds)
-    for i, item in enumerate(raw["nodes"]):
-        collector.add_node(item, i)
-    for i, item in enumerate(raw["edges"]):
-        collector.add_edge(item, i)
-    return collector.data(raw.get("treeloom_version", ""))
+    return node, edge
 
 
 def _kind(value: Any) -> str:

@@ -51,7 +51,7 @@ def write_fts(conn: apsw.Connection, rowid: int, row: NodeRow) -> None:
     conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
     conn.execute(
         "INSERT INTO nodes_fts(rowid, name, qualname, path, summary, body) VALUES (?, ?, ?, ?, ?, ?)",
-        (rowid, *row.fts),
+        (rowid, *row.fts()),
     )
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from greploom.core.errors import GreploomError, IndexBusyError
 from greploom.shell.atomic import write_json
 from greploom.shell.config import GrepLoomConfig
+from greploom.shell.cpg_parts import parts_path
 from greploom.shell.source_files import CODE_SUFFIXES, suffix
 
 WATCH_SUFFIX = ".watch"
@@ -94,7 +95,7 @@ class Watcher:
         self._state: dict[str, Any] = {"pid": os.getpid(), "directory": str(self.directory), "pending": 0}
         db = config.db_path.resolve()
         self._index_prefix = str(db)
-        self._cpg = str(db.with_name(db.stem + ".cpg.json"))
+        self._parts = str(parts_path(db))
         # Vendored trees are read with --include-vendored: then their edits count.
         self._skipped = SKIPPED_DIRS - {"node_modules"} if config.include_vendored else SKIPPED_DIRS
 
@@ -127,8 +128,8 @@ class Watcher:
     def wants(self, change: Any, path: str) -> bool:
         """A change an index run may care about: not the index's own files, not a skipped folder."""
         resolved = os.path.realpath(path)
-        if resolved.startswith(self._index_prefix) or resolved == self._cpg:
-            return False  # the index, its WAL, lock, sidecars, and the CPG beside it
+        if resolved.startswith((self._index_prefix, self._parts)):
+            return False  # the index, its WAL, lock, sidecars, and the CPG's parts beside it
         changed = Path(resolved)
         parts = changed.relative_to(self.directory).parts if changed.is_relative_to(self.directory) else ()
         if any(part in self._skipped for part in parts):
