@@ -77,6 +77,7 @@ queries = st.sampled_from(
         "where is the backoff delay computed",
         "send",
         "test for parse_url",
+        "how does retry propagation work",  # a question about how the code is built: file evidence
     )
 )
 

@@ -151,3 +151,56 @@ def test_a_place_in_the_query_answers_with_its_definition(indexed_pyshop: Path) 
     assert "no indexed file matches lib/other.py:3; answered as words" in missed.err
     found = cli("query", "shop/cart.py:29", "--db", indexed_pyshop, "--format", "json")
     assert found.json()["metadata"]["places_not_found"] == [] and found.err == ""
+
+
+GREETING = '''
+def greet(name, punctuation="!"):
+    """{doc}"""
+    words = ["hello", name]
+    return " ".join(words) + punctuation
+'''
+
+
+@pytest.fixture(scope="module")
+def versioned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A package that keeps its old API beside the new one (pkg/v1/ beside pkg/v2/), and its tests.
+
+    The old copy's docstring says more of the query's words than the new one's,
+    so BM25 alone prefers it.
+    """
+    root = tmp_path_factory.mktemp("versioned")
+    for folder in ("pkg", "pkg/v1", "pkg/v2", "tests"):
+        (root / folder).mkdir()
+        (root / folder / "__init__.py").write_text("")
+    old = "Say hello to someone by name: hello, name, and an exclamation mark."
+    (root / "pkg/v1/greeting.py").write_text(GREETING.format(doc=old))
+    (root / "pkg/v2/greeting.py").write_text(GREETING.format(doc="Say hello to someone."))
+    (root / "tests/test_greeting.py").write_text(
+        "from pkg.v2.greeting import greet\n\n\ndef test_greet():\n    assert greet('ada') == 'hello ada!'\n"
+    )
+    db = root / "index.db"
+    assert cli("index", root, "--db", db, "--provider", "none").code == 0
+    return db
+
+
+def test_current_code_ranks_above_its_legacy_copy(versioned: Path) -> None:
+    """greet of pkg/v2 comes before the pkg/v1 copy BM25 prefers, which stays among the results;
+    a query that says v1 gets the v1 tree first."""
+    old, new = "function:pkg/v1/greeting.py:greet", "function:pkg/v2/greeting.py:greet"
+
+    def keys(query: str, ranking: str = "signals") -> list[str]:
+        run = cli("query", query, "--db", versioned, "--format", "json", "--top-k", "5", "--ranking", ranking)
+        assert run.code == 0, run.err
+        return [r["key"] for r in run.json()["results"]]
+
+    question = "say hello to someone by name"
+    assert keys(question, "plain").index(old) < keys(question, "plain").index(new)  # the trap is real
+    for query in (question, "greet", "greeting.greet"):
+        found = keys(query)
+        assert found.index(new) < found.index(old), query
+    for query in ("v1 greet", "say hello to someone by name in v1"):
+        found = keys(query)
+        # First the v1 tree (for "v1 greet" its empty __init__.py: BM25 likes short rows), its greet
+        # before the current one.
+        assert found[0].split(":")[1].startswith("pkg/v1/") and found.index(old) < found.index(new), query
+    assert keys("say hello to someone by name in v1")[0] == old

@@ -24,7 +24,15 @@ ever removed; signals only move candidates.
                 no behaviour (a TypeScript interface or type alias) when a
                 question in words does not ask about types: "how is a maximum
                 length enforced" wants the check, not ``$ZodCheckMaxLengthDef``
-    x file    = 1 + FILE_COHERENCE * (other candidates from the same file, at most 4)
+    x legacy  = LEGACY_PENALTY for a definition in a legacy tree (``v1/``, ``deprecated/``,
+                ``v3/`` beside ``v4/``: greploom.core.legacy) that has a current namesake
+                (among the candidates, or the ``namesakes`` the shell looked up), unless the
+                query names its tree, whose namesakes elsewhere then take it instead; never
+                on top of a non-product penalty (``compat/`` and ``legacy/`` paths have theirs)
+    x file    = symbol queries: 1 + FILE_COHERENCE * (other candidates from the same file, at most 4);
+                questions about how the code is built ("how does ... work", "overview"):
+                the file's best definition and its module node gain FILE_LIFT x the
+                evidence of the file's other candidates (greploom.core.file_evidence)
 
 then per-file saturation: past ``per_file`` results from one file, further
 ones from it move below every result from other files (kept, in order); a
@@ -39,6 +47,8 @@ leaves no file with more than ``per_file`` of the top results while another
 file still has results waiting, named definitions aside; a definition is
 named by its name and qualified name, as written or in lower case; the name
 lookup keeps exactly the named definitions, whole qualified names first.
+File evidence and legacy copies: tests/properties/test_file_evidence.py and
+tests/properties/test_legacy.py.
 """
 
 from __future__ import annotations
@@ -48,6 +58,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from greploom.core import legacy
+from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
 from greploom.core.lexical import identifier_parts, identifier_tokens
 
@@ -61,6 +73,12 @@ DEFINITION_BOOST = 2.0  # the query names this definition outright
 # (2 x 1.5 x 1.2), makes their scores stand out too, so adaptive context keeps them.
 LOCATION_BOOST = 10.0
 NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
+# A legacy copy (v1/, deprecated/, v3/ beside v4/) with a current namesake: old code, like
+# the compat category's, demoted as much (greploom.core.legacy); never both.
+LEGACY_PENALTY = NON_PRODUCT_PENALTY
+# Names whose namesakes a query looks up, at most: on pydantic (2,446 definitions, half of
+# a query's candidates in v1/ or deprecated/) the lookup takes 1.1 ms a query.
+LEGACY_LOOKUPS = 8
 # Types that only declare a shape. In zod's core 270 of 997 definitions are interfaces
 # and type aliases (`...Def`, `...Internals`, `...Params`), and they filled the top five
 # of questions about behaviour; the stub penalty above is the same reasoning for .pyi.
@@ -211,11 +229,19 @@ def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) ->
     A whole qualified name before a name or dotted suffix, then shallower
     definitions (the class before a method of the same name), then by key.
     """
-    named = [
-        (not any(_as_written_for(s, qualname) == s for s in symbols), qualname.count("."), key)
-        for key, name, qualname in rows
-        if any(matches_symbol(s, name, qualname) for s in symbols)
-    ]
+    # matches_symbol for every symbol, with each row's case folded once (the lookup of a
+    # legacy candidate's namesakes runs it on every row of eight names).
+    forms = [(s, folds_case(s), "." + s) for s in symbols]
+    named = []
+    for key, name, qualname in rows:
+        lower_name, lower_qual = name.lower(), qualname.lower()
+        matched = whole = False
+        for symbol, fold, suffix in forms:
+            as_name, as_qual = (lower_name, lower_qual) if fold else (name, qualname)
+            whole = whole or symbol == as_qual
+            matched = matched or whole or symbol == as_name or as_qual.endswith(suffix)
+        if matched:
+            named.append((not whole, qualname.count("."), key))
     return tuple(key for *_, key in sorted(named))
 
 
@@ -278,27 +304,95 @@ def rank_candidates(
     *,
     k: float = RRF_K,
     per_file: int = PER_FILE,
+    namesakes: Iterable[tuple[str, str]] = (),
 ) -> tuple[Ranked, ...]:
     """Every candidate, re-scored with all signals, best first, files saturated.
 
     ``query``: as :func:`greploom.core.query.read_query` read it, or its text, read here.
+    ``namesakes``: ``(name, file)`` of the code base's definitions that share a
+    name with a candidate in a legacy-looking path (:func:`legacy_suspects`), as
+    the shell looked them up; without them only the candidates are compared.
     """
     unique = {c.key: c for c in sorted(candidates, key=lambda c: c.key)}
     read = as_query(query)
-    scored = [_score(read, c, k) for c in unique.values()]
-    per_file_count: dict[str, int] = {}
-    for r in scored:
-        per_file_count[r.candidate.file] = per_file_count.get(r.candidate.file, 0) + 1
-    coherent = []
-    symbol = read.kind is QueryKind.SYMBOL
-    for r in scored:
-        peers = min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS) if symbol else 0
-        factor = 1.0 + FILE_COHERENCE * peers
-        coherent.append(Ranked(r.candidate, r.score * factor, (*r.signals, ("file", factor))))
+    scored = current_over_legacy(read, [_score(read, c, k) for c in unique.values()], namesakes)
+    if read.kind is QueryKind.SYMBOL:
+        factors = _file_coherence(scored)
+    elif asks_about_architecture(read.words):
+        factors = _file_evidence(scored)
+    else:
+        factors = dict.fromkeys((r.candidate.key for r in scored), 1.0)
+    coherent = [
+        Ranked(r.candidate, r.score * f, (*r.signals, ("file", f)))
+        for r, f in ((r, factors[r.candidate.key]) for r in scored)
+    ]
     # The definitions the query's places point at lead, in the places' order (a
     # traceback's innermost frame first); the rest follow by score.
     coherent.sort(key=lambda r: (r.candidate.location_rank or _UNPLACED, -r.score, r.candidate.key))
     return saturate(coherent, per_file)
+
+
+def legacy_suspects(candidates: Iterable[Candidate], limit: int = LEGACY_LOOKUPS) -> tuple[str, ...]:
+    """The names whose namesakes the shell looks up for :func:`rank_candidates`: those of the
+    candidates whose path may lie in a legacy tree (none for most queries), unless a candidate
+    outside every such path already stands for the current code; best-ranked first, at most ``limit``.
+    """
+    pool = [(c, legacy.suspect(c.file)) for c in candidates]
+    names = {c.name for c, suspect in pool if suspect}
+    current = {
+        c.name for c, suspect in pool if not suspect and c.name in names and path_category(c.file) is None
+    }
+    best: dict[str, int] = {}
+    for c, suspect in pool:
+        if suspect and c.name not in current:
+            rank = min(
+                (r for r in (c.lexical_rank, c.vector_rank, c.symbol_rank) if r > 0), default=_UNPLACED
+            )
+            best[c.name] = min(rank, best.get(c.name, _UNPLACED))
+    return tuple(sorted(best, key=lambda name: (best[name], name))[:limit])
+
+
+def current_over_legacy(
+    query: Query, scored: Sequence[Ranked], namesakes: Iterable[tuple[str, str]] = ()
+) -> list[Ranked]:
+    """Demote legacy copies that have a current namesake (greploom.core.legacy), by LEGACY_PENALTY.
+
+    A candidate already demoted as non-product code (a ``compat`` path, a
+    test) is not demoted twice, and a place the query points at never is.
+    """
+    definitions = [legacy.Definition(r.candidate.key, r.candidate.name, r.candidate.file) for r in scored]
+    demote = legacy.demoted(definitions, namesakes, query.words, lambda f: path_category(f) is None)
+    out = []
+    for r in scored:
+        penalised = any(name.startswith("penalty:") for name, _ in r.signals)
+        if r.candidate.key in demote and not penalised and r.candidate.location_rank == 0:
+            signals = (*r.signals, ("penalty:legacy", LEGACY_PENALTY))
+            out.append(Ranked(r.candidate, r.score * LEGACY_PENALTY, signals))
+        else:
+            out.append(r)
+    return out
+
+
+def _file_coherence(scored: Sequence[Ranked]) -> dict[str, float]:
+    """For symbol queries: 1 + FILE_COHERENCE per other candidate of the same file (at most 4), by key."""
+    per_file_count: dict[str, int] = {}
+    for r in scored:
+        per_file_count[r.candidate.file] = per_file_count.get(r.candidate.file, 0) + 1
+    return {
+        r.candidate.key: 1.0 + FILE_COHERENCE * min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS)
+        for r in scored
+    }
+
+
+def _file_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
+    """Each candidate's factor from its file's evidence (greploom.core.file_evidence), by key."""
+    members = [
+        Member(r.candidate.key, r.candidate.file, r.score, r.candidate.kind == MODULE_KIND) for r in scored
+    ]
+    lifts = file_lifts(members)
+    return {
+        r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in scored
+    }
 
 
 def saturate(ranked: Sequence[Ranked], per_file: int = PER_FILE) -> tuple[Ranked, ...]:

@@ -14,7 +14,7 @@ import attrs
 
 from greploom.core.fusion import rrf_fuse
 from greploom.core.query import Query, QueryKind, as_query
-from greploom.core.ranking import Candidate, rank_candidates
+from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 
@@ -22,6 +22,7 @@ FETCH_FACTOR = 2  # plain ranking: each backend fetches 2 x top-k candidates bef
 CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top-k or selection
 NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
 NAMED_SYMBOLS = 32  # symbols a query may name for the lookup: a pasted file names hundreds
+NAMESAKES = 64  # definitions looked up for the names of candidates in legacy-looking paths
 
 
 @attrs.frozen
@@ -119,5 +120,18 @@ def ranked_search(
     ]
     return [
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
-        for r in rank_candidates(query, candidates)
+        for r in rank_candidates(query, candidates, namesakes=namesakes(store, candidates))
     ]
+
+
+def namesakes(store: IndexStore, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
+    """``(name, file)`` of the definitions sharing a name with a candidate in a legacy-looking path.
+
+    Most queries have no such candidate and look nothing up; the others take
+    one lookup through the name index (``core.ranking.legacy_suspects``).
+    """
+    names = legacy_suspects(candidates)
+    if not names:
+        return []
+    keys = store.definitions_named(names, NAMESAKES)
+    return [(name, file) for name, _, file, _ in store.describe(keys).values()]
