@@ -145,6 +145,7 @@ def _index_gathered(
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
         data, config.tier, source_root, walk=True, files=chosen, origin=cpg_path
     )
+    del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
     say("reading the CPG", 1, 1)
     warnings = (*built_warnings, *warnings)
     notes = (*left_out, *notes)

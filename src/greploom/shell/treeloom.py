@@ -11,8 +11,9 @@ files x patterns matches. Paths are stored relative to the directory, as
 
 Each file is built on its own (greploom.shell.cpg_parts says why), in worker
 processes that share the CPUs: on numpy's 763 files, 2 workers built every
-part in about 20 s where one whole-tree build took minutes and 4.4 GB, since
-treeloom's whole-graph phases grow faster than the code base.
+part in 34 s on a busy machine (one process alone: 40 s, most of it parsing),
+where one whole-tree build took minutes and 4.4 GB, since treeloom's
+whole-graph phases grow faster than the code base.
 """
 
 from __future__ import annotations
