@@ -74,7 +74,7 @@ FORMS: tuple[tuple[str, Callable[[Envelope], str]], ...] = (
 )
 
 
-def _in_place(result: Mapping[str, Any], first: bool) -> tuple[str, ...]:
+def in_place(result: Mapping[str, Any], first: bool) -> tuple[str, ...]:
     """A result as each form writes it inside ``"results": [...]``, its separator first."""
     indented = textwrap.indent(json.dumps(result, indent=2, ensure_ascii=False), "    ")
     return (
@@ -153,7 +153,7 @@ def pack_envelope(
         result = result_json(
             node, rendering.text, rendering.label, cut=cut, tokens=budget, include_source=include_source
         )
-        return max(count(text) for text in _in_place(result, first))
+        return max(count(text) for text in in_place(result, first))
 
     while reserve < budget:
         packing = pack_blocks(blocks, budget, count, reserve, price=price)
@@ -162,7 +162,7 @@ def pack_envelope(
         meta.update(packing_counts(packing, stale), tokens_used=packing.tokens_used)
         envelope = render_json(meta, packing, nodes, include_source)
         envelope["metadata"] = meta  # settled in place below
-        used = _settle(envelope, count)
+        used = settle_tokens(envelope, count)
         if used <= budget:
             return PackedEnvelope(envelope, packing, used)
         if not packing.blocks:
@@ -171,7 +171,7 @@ def pack_envelope(
     return None
 
 
-def _settle(envelope: Envelope, count: TokenCounter) -> int:
+def settle_tokens(envelope: Envelope, count: TokenCounter) -> int:
     """Make ``tokens_used`` state the envelope's own count (it counts itself); return it.
 
     The count settles in a step or two (only the number's digits move it);
