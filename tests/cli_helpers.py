@@ -53,12 +53,15 @@ def cli(*args: str | Path, env: dict[str, str] | None = None) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
-def cli_process(*args: str | Path, cwd: Path | None = None, timeout: float = 120) -> Run:
-    """Run the installed ``greploom`` executable as a subprocess."""
+def cli_process(
+    *args: str | Path, cwd: Path | None = None, timeout: float = 120, stdin: str | None = None
+) -> Run:
+    """Run the installed ``greploom`` executable as a subprocess (``stdin``: its input)."""
     done = subprocess.run(
         [str(GREPLOOM), *(str(a) for a in args)],
         capture_output=True,
         text=True,
+        input=stdin,
         cwd=cwd,
         timeout=timeout,
         check=False,

@@ -103,12 +103,18 @@ def _normalise_envelope(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_tools_are_listed_with_schemas(workdir: Path, connect: Callable[[], Client[Any]]) -> None:
-    """Three tools, typed and bounded parameters, read-only hints where they apply."""
+    """The tools, typed and bounded parameters, read-only hints where they apply."""
 
     async def go() -> None:
         async with connect() as client:
             tools = {t.name: t for t in await client.list_tools()}
-            assert set(tools) == {"search_code", "get_node_context", "index_code"}
+            assert set(tools) == {
+                "search_code",
+                "get_node_context",
+                "index_code",
+                "trace_calls",
+                "context_for_code",
+            }
             search = tools["search_code"].input_schema
             assert search["required"] == ["query"]
             budget = search["properties"]["budget"]["anyOf"][0]

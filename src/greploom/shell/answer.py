@@ -125,6 +125,9 @@ def header_line(meta: Mapping[str, Any]) -> str:
     """The honesty header above a context: mode, embedder, tokens, cuts, index age."""
     if meta["search_mode"] == "nodes":
         what = f"{len(meta['node_ids'])} requested nodes"
+    elif meta["search_mode"] == "code context":
+        names = f"{meta.get('names', 0)} names used, {meta.get('names_resolved', 0)} defined in the index"
+        what = f"context for code ({names})"
     else:
         what = f"{meta['search_mode']} search"
     unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""

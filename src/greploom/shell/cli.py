@@ -35,6 +35,8 @@ from greploom.core.errors import GreploomError, UsageError
 from greploom.shell.config import GrepLoomConfig
 
 if TYPE_CHECKING:
+    from greploom.core.render import SourceMode
+    from greploom.shell.answer import QueryAnswer
     from greploom.shell.querying import QueryEngine
 
 EXIT_CODES = [
@@ -198,6 +200,7 @@ def query(
     model: str | None = None,
     ollama_url: str | None = None,
     embedding_url: str | None = None,
+    code: Annotated[str | None, Parameter(allow_leading_hyphen=True)] = None,
 ) -> int:
     """Search the index and print the code that answers TEXT, packed to a token budget.
 
@@ -244,6 +247,10 @@ def query(
         Ollama base URL, when the index was embedded with ollama.
     embedding_url
         OpenAI-compatible base URL, when the index was embedded with openai.
+    code
+        Instead of TEXT: code being written or read, ``-`` (stdin) or ``FILE:LINE[-LINE]``;
+        the answer is the definitions the names it uses refer to (the definition around
+        FILE:LINE is its own and left out) [depth default: 0].
     """
     from greploom.core.envelope import cli_form
     from greploom.core.render import SourceMode
@@ -272,7 +279,11 @@ def query(
         raise UsageError("--include-source and --no-source contradict each other; pass one")
     mode = SourceMode.ALL if include_source else SourceMode.NONE if no_source else SourceMode.HITS
     engine_for = _invocation().engine_for
-    if engine_for is None:
+    if code is not None:
+        if text or node or cpg:
+            raise UsageError("--code and query text, --node or --cpg cannot go together; pass one")
+        answer = _code_answer(config, code, mode, depth)
+    elif engine_for is None:
         answer = run_query(config, text, tuple(node or ()), include_source=mode, cpg_path=cpg)
     else:  # a resident server's warm engine, given every setting the cold path takes from config
         answer = engine_for(config).query(
@@ -346,8 +357,31 @@ def check(*, db: Path | None = None, format: Literal["text", "json"] = "text") -
     return report.exit_code
 
 
-# The long-running commands (serve, watch) live in their own module, registered on `app` here.
-from greploom.shell import cli_serve  # noqa: E402, F401
+# The long-running commands (serve, watch) and `path` live in their own modules, registered on `app` here.
+
+def _code_answer(config: GrepLoomConfig, spec: str, mode: SourceMode, depth: int | None) -> QueryAnswer:
+    """The answer of ``query --code SPEC``: code from stdin (``-``) or a file's lines.
+
+    Always in this process (greploom.shell.resident_client.COLD_ONLY): stdin
+    and the working directory are the caller's.
+    """
+    from greploom.shell.code_context import MAX_CODE_BYTES, code_at, read_place
+    from greploom.shell.querying import QueryEngine
+
+    place = None
+    if spec == "-":
+        code = sys.stdin.read(MAX_CODE_BYTES + 1)
+    else:
+        place = read_place(spec)
+        code = code_at(place, Path.cwd())
+    engine = QueryEngine(config, one_shot=True)
+    try:
+        return engine.code_context(code, place, depth=depth or 0, include_source=mode)
+    finally:
+        engine.close()
+
+
+from greploom.shell import cli_path, cli_serve  # noqa: E402, F401
 
 
 def _one_line(text: str) -> str:

@@ -4,6 +4,8 @@ Tools (the same functions the CLI calls, so answers cannot drift):
 
 - ``search_code``: hybrid search, graph expansion, packed context;
 - ``get_node_context``: context for stable keys or CPG ids;
+- ``trace_calls``: the shortest call chains between two definitions, as code;
+- ``context_for_code``: the definitions a piece of code uses (greploom.shell.mcp_code);
 - ``index_code``: index a CPG JSON file or a source directory, incrementally.
 
 Per-call arguments win; omitted ones fall back to the ``serve`` flags, then to
@@ -30,11 +32,13 @@ from pydantic import Field
 
 import greploom
 from greploom.core.errors import GreploomError
+from greploom.core.paths import CALLS_LIMIT, CHAINS_LIMIT, MAX_CALLS, MAX_CHAINS
 from greploom.core.render import SourceMode
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.guard import PathGuard, clip
 from greploom.shell.indexing import run_index
 from greploom.shell.querying import QueryAnswer, QueryEngine
+from greploom.shell.tracing import trace_calls as trace_use_case
 
 log = logging.getLogger("greploom.mcp")
 T = TypeVar("T")
@@ -45,7 +49,11 @@ to a token budget. Call search_code with a question, a symbol name or a place (a
 or a pasted traceback: the definitions around those lines come first) first; call
 get_node_context with keys from a previous result (the `key` field, or the `key:` that ends each
 block's header, e.g. function:pkg/mod.py:Class.method), or with a qualified name that names one
-definition (pkg.mod.Class.method, Class.method), to see a node and its callers and callees; call index_code
+definition (pkg.mod.Class.method, Class.method), to see a node and its callers and callees; call
+trace_calls with two definitions (keys or names) to see how one reaches the other: the shortest call
+chains, every step's code with its calling line marked `# <- calls NAME`; call context_for_code
+with code being edited or read (and its file and line when it was cut from one) for the
+definitions its names refer to; call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
 a name the index defines; lexical-only when no embedder answered), embedder, tokens used / budget,
 whether a block was truncated, how many were dropped, how many were shortened (shown with only the
@@ -86,6 +94,15 @@ INDEX_SCHEMA: dict[str, Any] = {
         "notes": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["total", "embedded", "unchanged", "repointed", "deleted", "failed"],
+}
+PATH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "metadata": {"type": "object", "description": "ends, direction, bounds, budget, tokens_used, ..."},
+        "chains": {"type": "array", "items": {"type": "object"}, "description": "keys and call lines"},
+        "results": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["metadata", "chains", "results"],
 }
 MAX_NODE_ID_CHARS = 1000  # a stable key is a kind, a path and a qualified name: far shorter
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -205,6 +222,22 @@ class GreploomService:
         return self.engine(db_path).query(
             None, node_ids, budget=budget, include_source=include_source, cpg_path=self.cpg(cpg_path)
         )
+
+    def trace(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_calls: int,
+        max_chains: int,
+        budget: int | None,
+        code: bool,
+        db_path: str | None,
+    ) -> QueryAnswer:
+        """trace_calls's answer."""
+        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path.resolve()
+        config = self.settings.config.with_overrides(db_path=db, budget=budget)
+        return trace_use_case(config, source, target, max_calls=max_calls, max_chains=max_chains, code=code)
 
     def index(
         self,
@@ -351,6 +384,65 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             ),
         )
 
+    @mcp.tool(annotations=READ_ONLY, output_schema=PATH_SCHEMA)
+    def trace_calls(
+        from_: Annotated[
+            str,
+            Field(
+                alias="from",
+                min_length=1,
+                max_length=MAX_NODE_ID_CHARS,
+                description="Where the chains start (the caller's end): a stable key from a result, a CPG "
+                "id, or a qualified name naming one definition (`Session.request`).",
+            ),
+        ],
+        to: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_NODE_ID_CHARS,
+                description="Where the chains end (the callee's end), given the same way.",
+            ),
+        ],
+        max_calls: Annotated[
+            int,
+            Field(ge=1, le=CALLS_LIMIT, description=f"The most calls a chain may make; default {MAX_CALLS}."),
+        ] = MAX_CALLS,
+        max_chains: Annotated[
+            int,
+            Field(
+                ge=1, le=CHAINS_LIMIT, description=f"The most chains, shortest first; default {MAX_CHAINS}."
+            ),
+        ] = MAX_CHAINS,
+        budget: Budget = None,
+        code: Annotated[
+            Literal["all", "none"],
+            Field(
+                description="'all' (default): every step's code, a long one focused around its calling "
+                "line. 'none': each step's signature, summary and calling line only."
+            ),
+        ] = "all",
+        db_path: DbPath = None,
+    ) -> ToolResult:
+        """How does one function reach another? The shortest call chains from `from` to `to`, each step's
+        code with the line calling the next step marked, packed to a budget. When `from` reaches `to` by no
+        chain within max_calls, the chains from `to` back to `from` are given and the header says so; when
+        neither reaches the other it says "no call chain within N calls" (a normal result)."""
+        return run(
+            "trace_calls",
+            lambda: _answer(
+                service.trace(
+                    from_,
+                    to,
+                    max_calls=max_calls,
+                    max_chains=max_chains,
+                    budget=budget,
+                    code=code == "all",
+                    db_path=db_path,
+                )
+            ),
+        )
+
     @mcp.tool(annotations=WRITES_INDEX, output_schema=INDEX_SCHEMA)
     def index_code(
         path: Annotated[str, Field(min_length=1, description="A CPG JSON file or a source directory.")],
@@ -389,4 +481,12 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )
 
+    from greploom.shell import mcp_code  # its tool takes the types above: after this module loads
+
+    mcp_code.register(mcp, service, run)
     return mcp, service
+
+
+# For the tools defined in their own modules (greploom.shell.mcp_code).
+answer_result = _answer
+source_mode_of = _mode

@@ -37,9 +37,11 @@ from greploom.core.freshness import mark_stale
 from greploom.core.names import candidates_line
 from greploom.core.query import Query, as_query, read_query
 from greploom.core.render import SourceMode
+from greploom.core.snippet import read_snippet
 from greploom.core.summary import Tier
 from greploom.shell.answer import QueryAnswer, TextAnswer, header_line, pack_text
 from greploom.shell.answer_meta import query_metadata
+from greploom.shell.code_context import CODE_CONTEXT_TOP, CodePlace, check_code, gather
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embedders import query_embedder
 from greploom.shell.faults import storage_faults
@@ -346,6 +348,56 @@ class QueryEngine:
             include_source=include_source,
             cut_hits=bool(node_ids),
             focus_on=focus_on,
+        )
+
+    def code_context(
+        self,
+        code: str,
+        place: CodePlace | None = None,
+        *,
+        budget: int | None = None,
+        top_k: int | None = None,
+        depth: int = 0,
+        include_source: bool | SourceMode = SourceMode.HITS,
+        db_named: Path | None = None,
+    ) -> QueryAnswer:
+        """The definitions a piece of code uses, packed: ``query --code`` and ``context_for_code``.
+
+        ``place``: where the code was cut from, when it was (its enclosing
+        definition is its own, and what that one calls is preferred).
+        ``depth`` 0: the budget goes to the definitions themselves.
+        """
+        config = self.config.with_overrides(budget=budget, top_k=top_k, depth=depth, db_path=db_named)
+        snippet = read_snippet(check_code(code))
+        if not snippet.terms:
+            raise UsageError(
+                "the code uses no names to look up (only keywords, literals, comments or its own names)"
+            )
+        with self._lock, storage_faults(self.config.db_path, "read the index", self._probe):
+            store = self._open()
+            with store.snapshot():
+                found = gather(store, snippet, place, max(config.top_k, CODE_CONTEXT_TOP))
+                hits = [SearchHit(r.key, r.score, 0, 0) for r in found.ranked]
+                stored = StoreGraph(store)
+                stored.prefetch(h.key for h in hits)
+                nodes, freshness = self._expand(store, hits, stored, config.depth)
+            meta = query_metadata(
+                self._meta,
+                None,
+                config=config,
+                text=clip(code.strip(), 200),
+                node_ids=(),
+                mode="code context",
+                hits=hits,
+                unknown=(),
+                cpg_path=None,
+                freshness=freshness,
+                build=self._build,
+            )
+        meta.update(names=len(snippet.terms), names_resolved=found.resolved, own_definitions=list(found.own))
+        focus_on = FocusQuery.of(" ".join(t.name for t in snippet.terms))
+        return self._pack(
+            config, nodes, hits, meta, include_source=include_source, cut_hits=False, focus_on=focus_on
         )
 
     def _expand(

@@ -47,9 +47,10 @@ DEFAULT_DB = os.path.join(".greploom", "index.db")  # greploom.shell.config.DEFA
 CONNECT_TIMEOUT_S = 0.5  # a live server on loopback accepts in well under a millisecond
 ANSWER_TIMEOUT_S = 300.0  # an answer waits on the embedder at most GREPLOOM_QUERY_TIMEOUT (5 s)
 MAX_REPLY = 64 * 1024 * 1024
-# Flags that make the cold path the only right one: help and version text, and a
-# CPG file the server would read relative to its own working directory.
-COLD_ONLY = frozenset({"--help", "-h", "--version", "--cpg"})
+# Flags that make the cold path the only right one: help and version text, a CPG file
+# the server would read relative to its own working directory, and code read from the
+# caller's stdin or from a file relative to its working directory.
+COLD_ONLY = frozenset({"--help", "-h", "--version", "--cpg", "--code"})
 # The environment a query's settings come from (greploom.shell.config.GrepLoomConfig.from_env),
 # and what the HTTP embedders read from the process's environment (httpx: proxies and
 # certificates): the server answers only when the latter are its own too.

@@ -286,6 +286,14 @@ class IndexStore:
         """The stamps the last run recorded of these files (none for a file it did not read)."""
         return store_rows.file_stamps(self.conn, files)
 
+    def definitions_with_names(self, names: Iterable[str]) -> list[tuple[str, str, str, str, str]]:
+        """(key, name, qualname, file, kind) of every definition bearing one of ``names`` exactly."""
+        return store_rows.definitions_with_names(self.conn, names)
+
+    def definition_count(self) -> int:
+        """How many definitions the index holds."""
+        return int(scalar(self.conn, "SELECT count(*) FROM nodes"))
+
     def definitions_named(self, symbols: Sequence[str], limit: int) -> list[str]:
         """Keys of the definitions the symbols name, best first (``core.ranking.order_named``)."""
         return store_rows.definitions_named(self.conn, symbols, limit)

@@ -178,6 +178,19 @@ def describe(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, tuple[str,
     return out
 
 
+def definitions_with_names(
+    conn: apsw.Connection, names: Iterable[str]
+) -> list[tuple[str, str, str, str, str]]:
+    """(key, name, qualname, file, kind) of every definition whose name is one of ``names`` (exact)."""
+    wanted = set(names)
+    rows: list[tuple[str, str, str, str, str]] = []
+    for chunk, marks in in_chunks(sorted(wanted)):
+        # Through the name index (case-folded), then exact.
+        query = f"SELECT key, name, qualname, file, kind FROM nodes WHERE name COLLATE NOCASE IN ({marks})"
+        rows.extend(row for row in conn.execute(query, chunk) if row[1] in wanted)
+    return rows
+
+
 def definitions_named(conn: apsw.Connection, symbols: Sequence[str], limit: int) -> list[str]:
     """Keys of the definitions the symbols name, best first (``core.ranking.order_named``).
 
