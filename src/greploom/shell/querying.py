@@ -289,7 +289,7 @@ class QueryEngine:
                 places_not_found: list[str] = []
                 pointed: list[tuple[str, int]] = []  # (key, line) the query's places point at
                 if node_ids:
-                    resolved = _resolve(store, node_ids)
+                    resolved = resolve_nodes(store, node_ids)
                     unknown = [n for n in node_ids if n not in resolved]
                     if not resolved:
                         raise UsageError(
@@ -469,7 +469,7 @@ def _build_state(store: IndexStore, meta: Mapping[str, str], db_path: Path) -> t
     return (100 * have // rows if rows else 0), run_in_progress(db_path)
 
 
-def _resolve(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:
+def resolve_nodes(store: IndexStore, node_ids: Sequence[str]) -> dict[str, str]:
     """Each id that names a node, to its key: a key or CPG id, else a name naming one definition.
 
     A name naming several is a usage error listing their keys (the agent

@@ -52,7 +52,7 @@ from greploom.shell.config import GrepLoomConfig
 from greploom.shell.faults import storage_faults
 from greploom.shell.freshness import changed_files
 from greploom.shell.guard import clip
-from greploom.shell.querying import _resolve as resolve_nodes  # query --node's resolution, reused
+from greploom.shell.querying import resolve_nodes  # query --node's resolution, reused
 from greploom.shell.store import IndexStore
 from greploom.shell.tokens import count_tokens
 
