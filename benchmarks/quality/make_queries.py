@@ -9,10 +9,16 @@
   order among names of 5+ characters defined at most twice; the query is the
   bare name, or ``Class.method`` for every other method. Targets: every
   definition with that qualified-name suffix.
-- ``docstring``: 10 per Python corpus, evenly spaced among definitions whose
-  docstring's first sentence has 6+ words; the query is that sentence with
-  reST markup removed. The harness withholds these targets' docstrings from
-  the index it runs them against, so the query cannot simply match itself.
+- ``docstring``: 10 per Python corpus of the base group, evenly spaced among
+  definitions whose docstring's first sentence has 6+ words; the query is that
+  sentence with reST markup removed. The harness withholds these targets'
+  docstrings from the index it runs them against, so the query cannot simply
+  match itself. (Issue 16's code bases have none: they would need a second index.)
+- ``architecture``, ``legacy``, ``tests``, ``tests-asked``, ``module-name``:
+  from case_queries.py, written by hand (see there); answers may be files
+  (``files``) and module-level assignments (``assignments``: file, name and
+  lines, resolved here from the source) besides qualified names (``targets``).
+  Every answer is checked against the definitions an index of the corpus holds.
 
 Selection is deterministic, so re-running gives the same files.
 """
@@ -20,6 +26,7 @@ Selection is deterministic, so re-running gives the same files.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -27,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from benchmarks.quality.case_queries import CASES
 from benchmarks.quality.corpora import CORPORA, Corpus, cpg_path, source_dir
 from benchmarks.quality.nl_queries import NL
 from greploom.core.cpg import CpgGraph, NodeKind
@@ -54,6 +62,61 @@ def spaced(items: list[NodeIdentity], count: int) -> list[NodeIdentity]:
     return [items[int(i * step)] for i in range(count)]
 
 
+def assignment_lines(path: Path, name: str) -> tuple[int, int]:
+    """The lines of the module-level assignment of ``name`` in a Python file (the first one;
+    also inside module-level ``if`` and ``try`` blocks)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.If, ast.Try)):
+            pending[:0] = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            continue
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return node.lineno, node.end_lineno or node.lineno
+    raise SystemExit(f"no module-level assignment of {name} in {path}")
+
+
+def case_queries(corpus: Corpus, idents: list[NodeIdentity]) -> list[dict[str, object]]:
+    """The hand-written queries of case_queries.py, their answers checked and resolved."""
+    qualnames = {i.qualname for i in idents}
+    files = {i.file for i in idents}
+    out: list[dict[str, object]] = []
+    counts: dict[str, int] = {}
+    for kind, text, answers in CASES.get(corpus.name, []):
+        counts[kind] = counts.get(kind, 0) + 1
+        query: dict[str, object] = {"id": f"{corpus.name}-{kind}-{counts[kind]}", "kind": kind, "query": text}
+        targets, in_files, assignments = [], [], []
+        for answer in answers:
+            if answer.startswith("file:"):
+                in_files.append(answer.removeprefix("file:"))
+            elif answer.startswith("name:"):
+                _, path, name = answer.split(":")
+                line, end = assignment_lines(source_dir(corpus) / path, name)
+                assignments.append({"file": path, "name": name, "line": line, "end_line": end})
+            else:
+                targets.append(answer)
+        unknown = [t for t in targets if t not in qualnames]
+        unknown += [f for f in in_files if f not in files]
+        unknown += [a["file"] for a in assignments if a["file"] not in files]
+        if unknown:
+            raise SystemExit(f"{query['id']}: answers not in the index: {unknown}")
+        query["targets"] = targets
+        if in_files:
+            query["files"] = in_files
+        if assignments:
+            query["assignments"] = assignments
+        out.append(query)
+    return out
+
+
 def generate(corpus: Corpus) -> list[dict[str, object]]:
     # The definitions an index of it holds: the CPG's and what the files add (greploom.shell.sources).
     graph = CpgGraph(read_sources(load_cpg(cpg_path(corpus)), source_dir(corpus), walk=True)[0])
@@ -62,8 +125,10 @@ def generate(corpus: Corpus) -> list[dict[str, object]]:
     for ident in idents:
         by_name.setdefault(ident.name, []).append(ident)
     queries: list[dict[str, object]] = []
-    for n, (text, targets) in enumerate(NL[corpus.name], start=1):
+    for n, (text, targets) in enumerate(NL.get(corpus.name, []), start=1):
         queries.append({"id": f"{corpus.name}-nl-{n}", "kind": "nl", "query": text, "targets": targets})
+    all_idents = list(node_identities(graph))  # modules too: an answer may be a file's module
+    queries.extend(case_queries(corpus, all_idents))
     public = sorted(
         (i for i in idents if not i.name.startswith("_") and len(i.name) >= 5 and len(by_name[i.name]) <= 2),
         key=lambda i: i.key,
@@ -78,7 +143,7 @@ def generate(corpus: Corpus) -> list[dict[str, object]]:
         queries.append(
             {"id": f"{corpus.name}-symbol-{n}", "kind": "symbol", "query": text, "targets": targets}
         )
-    if corpus.language == "python":
+    if corpus.language == "python" and corpus.docstrings:
         documented = []
         for ident in sorted(idents, key=lambda i: i.key):
             node = graph.node(ident.node_id)
@@ -108,7 +173,7 @@ def main() -> int:
     total = 0
     for corpus in (c for c in CORPORA if not args.corpus or c.name in args.corpus):
         queries = generate(corpus)
-        missing = [q["id"] for q in queries if not q["targets"]]
+        missing = [q["id"] for q in queries if not (q["targets"] or q.get("files") or q.get("assignments"))]
         if missing:
             raise SystemExit(f"queries without targets: {missing}")
         (OUT / f"{corpus.name}.json").write_text(json.dumps(queries, indent=1) + "\n")

@@ -17,9 +17,19 @@ queries/<corpus>.json in each mode:
   signals     hybrid + code-aware ranking signals (greploom.core.ranking)
   adaptive    signals + query-adaptive context (greploom.core.adaptive)
 
-Rows: each corpus, the mean over corpora, each language (the mean over its
-corpora: python, javascript, typescript), each query kind (over its queries)
-and all queries; a table per language and mode sums up NDCG@10.
+Rows: each corpus, the mean over corpora (and over each group of corpora:
+the base eight, issue 16's), each language (the mean over its corpora:
+python, javascript, typescript), each query kind (over its queries) and all
+queries; a table per language and mode sums up NDCG@10, and a table per
+category (symbol, question, withheld docstring, architecture, legacy, tests,
+module-level names) NDCG@10 and hit@1k/2k.
+
+An answer is a qualified name (a definition inside it stands for it), a file
+(any result in it) or a module-level assignment (a result in its file whose
+lines contain it or lie within it): see case_queries.py.
+
+    python benchmarks/quality/run.py --mode signals --without file-evidence --without legacy
+        # the ranking with those signals switched off (prints; --out DIR writes there)
 
 Metrics: NDCG@10, recall@1/5/10, MRR (ranked list; adaptive ranks as
 signals), hit within budget (a target's block, with its source when the CPG
@@ -46,9 +56,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import apsw
+import attrs
 
 from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path, source_dir
 from benchmarks.quality.withhold import without_docstrings
+from greploom.core import ranking
 from greploom.core.adaptive import CEILING, select
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError
@@ -80,6 +92,41 @@ MODEL: dict[str, Path] = {}
 FOCUS = {"on": True}
 # --source all measures `greploom query --include-source` (code for neighbours too).
 SOURCE = {"mode": SourceMode.HITS}
+
+
+def _no_file_evidence() -> None:
+    ranking.asks_about_architecture = lambda words: False  # type: ignore[assignment]
+
+
+def _no_legacy() -> None:
+    ranking.current_over_legacy = lambda query, scored, namesakes=(): list(scored)  # type: ignore[assignment]
+
+
+def _no_non_product() -> None:
+    ranking.NON_PRODUCT_PENALTY = 1.0
+
+
+def _no_declaration() -> None:
+    ranking.DECLARATION_PENALTY = 1.0
+
+
+# --without NAME: a ranking signal of greploom.core.ranking switched off for the run (an
+# ablation, done here so that src/ stays as shipped), with the names it replaces.
+ABLATIONS: dict[str, tuple[tuple[str, ...], Callable[[], None]]] = {
+    "file-evidence": (("asks_about_architecture",), _no_file_evidence),  # issue 16 item 1
+    "legacy": (("current_over_legacy",), _no_legacy),  # issue 16 item 2
+    "non-product": (("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
+    "declaration": (("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
+}
+
+
+def switch_off(names: Sequence[str]) -> None:
+    for name in names:
+        needs, apply = ABLATIONS[name]
+        missing = [n for n in needs if not hasattr(ranking, n)]
+        if missing:
+            raise SystemExit(f"--without {name}: greploom.core.ranking has no {', '.join(missing)}")
+        apply()
 
 
 def withheld_cpg(corpus: Corpus, keys: set[str]) -> Path:
@@ -120,6 +167,11 @@ class Runner:
         self.embedder = embedder
         self.graph = StoreGraph(self.store)
         self.qualnames = {k: q for k, (_, q, _, _) in self.store.describe(self._all_keys()).items()}
+        # (file, first line, last line) of every node: files and assignments are answers too
+        self.spans: dict[str, tuple[str, int, int]] = {
+            k: (f, line, end if end is not None else line)
+            for k, f, line, end in self.store.conn.execute("SELECT key, file, line, end_line FROM nodes")
+        }
         self.plain = self._plain_bm25()
 
     def _plain_bm25(self) -> apsw.Connection:
@@ -184,8 +236,45 @@ def target_of(qualname: str, targets: set[str]) -> str | None:
     return None
 
 
+@attrs.frozen
+class Answers:
+    """What answers a query: qualified names, files and module-level assignments."""
+
+    targets: frozenset[str]
+    files: frozenset[str]
+    assignments: tuple[tuple[str, str, int, int], ...]  # (file, name, line, end_line)
+
+    @classmethod
+    def of(cls, query: dict[str, Any]) -> Answers:
+        return cls(
+            frozenset(query["targets"]),
+            frozenset(query.get("files", ())),
+            tuple((a["file"], a["name"], a["line"], a["end_line"]) for a in query.get("assignments", ())),
+        )
+
+    def __len__(self) -> int:
+        return len(self.targets) + len(self.files) + len(self.assignments)
+
+    def matched(self, qualname: str, span: tuple[str, int, int] | None) -> list[str]:
+        """The answers a result stands for (usually none or one), in a fixed order."""
+        out = []
+        target = target_of(qualname, set(self.targets)) if self.targets else None
+        if target is not None:
+            out.append(target)
+        if span is not None:
+            file, line, end = span
+            if file in self.files:
+                out.append(f"file:{file}")
+            for a_file, name, a_line, a_end in self.assignments:
+                # the module (or anything else) holding the assignment, or a node within it
+                holds, within = line <= a_line and end >= a_end, line >= a_line and end <= a_end
+                if file == a_file and (holds or within):
+                    out.append(f"name:{a_file}:{name}")
+        return out
+
+
 def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]:
-    targets = set(query["targets"])
+    answers = Answers.of(query)
     start = time.perf_counter()
     ranked = runner.ranked(mode, query["query"])
     packing, nodes = runner.context(mode, ranked, 2000, query["query"])
@@ -195,6 +284,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
     # inside a target (a method of a target class, zod's `inst._zod.parse` inside
     # `$ZodObject`) lies in the target's span, which is how the external benchmark
     # labels its answers: it stands for the target.
+    # Files and assignments count the same way: once, at the best rank of a result in them.
     seen: set[str] = set()
     found_targets: set[str] = set()
     hits = []
@@ -203,18 +293,18 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
         if qualname in seen:
             continue
         seen.add(qualname)
-        target = target_of(qualname, targets)
-        hits.append(target is not None and target not in found_targets)
-        if target is not None:
-            found_targets.add(target)
+        new = [a for a in answers.matched(qualname, runner.spans.get(key)) if a not in found_targets]
+        hits.append(bool(new))
+        if new:
+            found_targets.add(new[0])
         if len(hits) == 10:
             break
     first = next((i + 1 for i, h in enumerate(hits) if h), None)
-    found = min(len(targets), 10)
+    found = min(len(answers), 10)
     out: dict[str, Any] = {
-        "ndcg10": ndcg(hits, len(targets)),
-        "r1": sum(hits[:1]) / min(len(targets), 1),
-        "r5": sum(hits[:5]) / min(len(targets), 5),
+        "ndcg10": ndcg(hits, len(answers)),
+        "r1": sum(hits[:1]) / min(len(answers), 1),
+        "r5": sum(hits[:5]) / min(len(answers), 5),
         "r10": sum(hits[:10]) / found,
         "mrr": 1.0 / first if first else 0.0,
         "tokens": packing.tokens_used,
@@ -224,7 +314,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
     for budget in BUDGETS:
         pack = packing if budget == 2000 else runner.context(mode, ranked, budget, query["query"])[0]
         out[f"hit{budget}"] = any(
-            target_of(runner.qualnames.get(p.block.key, ""), targets) is not None
+            bool(answers.matched(runner.qualnames.get(p.block.key, ""), runner.spans.get(p.block.key)))
             and not p.cut
             and p.label != "reference"
             and (by_key[p.block.key].source is None or "```" in p.text)
@@ -267,12 +357,19 @@ def run(
                 per_kind[mode].setdefault(q["kind"], []).append(row)
             results[mode][corpus.name] = summarise(rows)
         log(f"{corpus.name}: {len(queries)} queries done")
+    groups = {c.group: [d for d in corpora if d.group == c.group] for c in corpora}
     for mode in modes:
         everything = [r for rows in per_kind[mode].values() for r in rows]
         results[mode]["(mean over corpora)"] = {
             k: statistics.fmean(results[mode][c.name][k] for c in corpora)
             for k in results[mode][corpora[0].name]
         }
+        if len(groups) > 1:
+            for group, members in groups.items():
+                results[mode][group_row(group)] = {
+                    k: statistics.fmean(results[mode][c.name][k] for c in members)
+                    for k in results[mode][members[0].name]
+                }
         for language, members in languages.items():
             results[mode][language_row(language)] = {
                 k: statistics.fmean(results[mode][c.name][k] for c in members)
@@ -280,12 +377,38 @@ def run(
             }
         for kind, rows in per_kind[mode].items():
             results[mode][f"[{kind} queries]"] = summarise(rows)
+        if "tests" in per_kind[mode] and "tests-asked" in per_kind[mode]:
+            results[mode]["[tests + tests-asked queries]"] = summarise(
+                per_kind[mode]["tests"] + per_kind[mode]["tests-asked"]
+            )
         results[mode]["[all queries]"] = summarise(everything)
     return results
 
 
 def language_row(language: str) -> str:
     return f"({language})"
+
+
+# Corpus groups (corpora.py): the eight code bases from before issue 16, and issue 16's.
+GROUP_NAMES = {"base": "the 8 base corpora", "cases": "issue 16's corpora"}
+
+
+def group_row(group: str) -> str:
+    return f"(mean over {GROUP_NAMES.get(group, group)})"
+
+
+# The report's categories: query kinds (make_queries.py) in reading order, with their names.
+CATEGORIES = (
+    ("symbol", "symbol"),
+    ("nl", "question"),
+    ("docstring", "withheld docstring"),
+    ("architecture", "architecture"),
+    ("legacy", "legacy (current over legacy copies)"),
+    ("tests", "tests: product answer (question does not ask for tests)"),
+    ("tests-asked", "tests: test answer (question asks for tests)"),
+    ("tests + tests-asked", "tests: both"),
+    ("module-name", "module-level names"),
+)
 
 
 COLUMNS = (
@@ -332,6 +455,37 @@ def language_table(
     return "\n".join(lines)
 
 
+def category_table(
+    results: dict[str, dict[str, dict[str, float]]], modes: Sequence[str], counts: dict[str, int]
+) -> str:
+    """NDCG@10 and hit@1k / hit@2k per query category and mode (over each category's queries)."""
+    present = [(kind, name) for kind, name in CATEGORIES if f"[{kind} queries]" in results[modes[0]]]
+    head = ["category", "queries", *(f"{m} NDCG@10" for m in modes), *(f"{m} hit@1k / 2k" for m in modes)]
+    lines = [
+        "### per category (over each category's queries, all corpora)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for kind, name in present:
+        row = [results[m][f"[{kind} queries]"] for m in modes]
+        cells = [name, str(counts.get(kind, 0))]
+        cells += [f"{r['ndcg10']:.3f}" for r in row]
+        cells += [f"{r['hit1000']:.2f} / {r['hit2000']:.2f}" for r in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def query_counts(corpora: Sequence[Corpus]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for corpus in corpora:
+        for q in json.loads((HERE / "queries" / f"{corpus.name}.json").read_text()):
+            counts[q["kind"]] = counts.get(q["kind"], 0) + 1
+    if "tests" in counts and "tests-asked" in counts:
+        counts["tests + tests-asked"] = counts["tests"] + counts["tests-asked"]
+    return counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", action="append", help="only these corpora")
@@ -349,7 +503,18 @@ def main() -> int:
     parser.add_argument(
         "--model-dir", type=Path, help="index and query with this local model (model.onnx, tokenizer.json)"
     )
+    parser.add_argument(
+        "--without",
+        action="append",
+        choices=sorted(ABLATIONS),
+        default=[],
+        help="switch this ranking signal off (an ablation; prints only, unless --out names another folder)",
+    )
     args = parser.parse_args()
+    if args.without:
+        switch_off(args.without)
+        if args.out.resolve() == HERE:
+            args.no_report = True  # the committed report is the shipped ranking's
     if args.model_dir:
         MODEL["dir"] = args.model_dir.resolve()
         args.no_report = True  # the committed report is the bundled model's
@@ -365,7 +530,11 @@ def main() -> int:
     results = run(corpora, modes, lambda line: print(line, file=sys.stderr, flush=True))
     languages = list(dict.fromkeys(c.language for c in corpora))
     tables = "\n\n".join(
-        [language_table(results, modes, languages), *(table(mode, results[mode]) for mode in modes)]
+        [
+            language_table(results, modes, languages),
+            category_table(results, modes, query_counts(corpora)),
+            *(table(mode, results[mode]) for mode in modes),
+        ]
     )
     print(tables)
     if not args.no_report:
