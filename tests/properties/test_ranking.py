@@ -4,7 +4,9 @@ Laws:
 
 1. The output is a permutation of the input: signals move candidates, never
    remove or invent them (penalties included).
-2. A definition boost never lowers the defining node's score.
+2. A definition boost never lowers the defining node's score; a module that
+   binds the named symbol at its top level (``g = LocalProxy(...)``) is
+   boosted as that symbol's definition.
 3. A better backend rank never lowers a candidate's score (metamorphic).
 4. The order does not depend on the order candidates are given in.
 5. Saturation: among the results before the first demoted one, no file has
@@ -102,6 +104,15 @@ def test_definition_boost_never_lowers(name: str, file: str, lex: int, vec: int)
     if lex or vec:
         assert ("definition", 2.0) in boosted.signals
         assert boosted.score > score_candidate(name, other).score
+
+
+@given(st.sampled_from(("g", "current_app", "DEFAULT_TIMEOUT")), files, st.integers(1, 30))
+def test_a_module_binding_the_symbol_is_its_definition(name: str, file: str, rank: int) -> None:
+    """A module binding the name at its top level ranks as a definition of that name would."""
+    binding = Candidate("m", "globals", "pkg.globals", file, rank, 0, rank, binds=True)
+    plain = Candidate("m", "globals", "pkg.globals", file, rank, 0, rank)
+    assert ("definition", 2.0) in score_candidate(name, binding).signals
+    assert score_candidate(name, binding).score > score_candidate(name, plain).score
 
 
 backends = st.sampled_from(("lexical_rank", "vector_rank", "symbol_rank"))

@@ -169,6 +169,9 @@ class Candidate:
     symbol_rank: int = 0  # in the lookup of the symbols the query names (named_symbols)
     location_rank: int = 0  # among the definitions the query's places point at (core.locations)
     kind: str = ""  # as stored: function, class, interface, type, ...
+    # A module that binds a name the query names at its top level (``g = LocalProxy(...)``):
+    # for a symbol query it is that name's definition (greploom.shell.module_names).
+    binds: bool = False
 
 
 @attrs.frozen
@@ -274,8 +277,8 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
         factor = 1.0 + NAME_BONUS * share
         score *= factor
         signals.append(("name", factor))
-    if kind is QueryKind.SYMBOL and any(
-        matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols
+    if kind is QueryKind.SYMBOL and (
+        candidate.binds or any(matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols)
     ):
         score *= DEFINITION_BOOST
         signals.append(("definition", DEFINITION_BOOST))

@@ -21,7 +21,7 @@ from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import provider_for_urls
 from greploom.shell.ports import Embedder, EmbedderIdentity, recorded_identity
-from greploom.shell.schema import BUILDING, SCHEMA_VERSION
+from greploom.shell.schema import BUILDING, MODULE_NAMES, SCHEMA_VERSION
 from greploom.shell.store import IndexStore
 
 # recorded_identity lives in ports, so that a query reads it without this module; still exported here.
@@ -160,6 +160,8 @@ def unchanged_run(
             and not meta.get(BUILDING)
             # An index from before file stamps gets them on its next run (freshness, per block).
             and (source_root is None or store.has_file_stamps())
+            # ... and one from before module-level names gets those (greploom.shell.module_names).
+            and (source_root is None or meta.get(MODULE_NAMES) == "1")
         )
         if not same or store.quick_check():
             return None  # work to do, or a damaged file the full run reports

@@ -24,7 +24,7 @@ import apsw
 import attrs
 
 from greploom.core.context import USED_EDGE_KINDS
-from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
+from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, GreploomError, UsageError
 from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
 from greploom.core.plan import plan_reindex
@@ -45,14 +45,13 @@ from greploom.shell.index_state import (
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, Progress
 from greploom.shell.rows import compute_rows
-from greploom.shell.schema import BUILDING
+from greploom.shell.schema import BUILDING, MODULE_NAMES
 from greploom.shell.serde import check_cpg_file, load_cpg
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import Built, build_parts
 
 __all__ = ["EMBED_BATCH", "IndexResult", "run_index", "set_aside"]  # IndexResult: greploom's public API
-
 
 
 def run_index(
@@ -143,7 +142,13 @@ def _index_gathered(
     )
     chosen = selection.files if selection else None
     rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
-        data, config.tier, source_root, walk=True, files=chosen, origin=cpg_path
+        data,
+        config.tier,
+        source_root,
+        walk=True,
+        files=chosen,
+        origin=cpg_path,
+        known_names=_known_names(db_path, stamps, force=force),
     )
     del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
     say("reading the CPG", 1, 1)
@@ -195,7 +200,7 @@ def _index_gathered(
                 keep_width=not full,
                 fill=first,
             )
-        new_meta = meta_for(identity=identity) | {BUILDING: ""}
+        new_meta = meta_for(identity=identity) | {BUILDING: "", MODULE_NAMES: "1"}
         say("writing the index", 0, len(rows))
         store.switch(
             plan,
@@ -308,6 +313,27 @@ def _build_parts(
     return parts.digest(files)
 
 
+def _known_names(
+    db_path: Path, stamps: Mapping[str, FileStamp] | None, *, force: bool
+) -> dict[str, tuple[tuple[str, int], ...]]:
+    """The top-level names the last run stored for the files unchanged since (same sha256)."""
+    if force or not stamps or not db_path.is_file():
+        return {}
+    try:
+        with IndexStore.open_existing(db_path, readonly=True) as store:
+            if store.meta().get(MODULE_NAMES) != "1":
+                return {}  # written before greploom kept them: every file is read
+            recorded = store.file_stamps(stamps)
+            same = [
+                f
+                for f, stamp in stamps.items()
+                if stamp.sha256 and (was := recorded.get(f)) and was.sha256 == stamp.sha256
+            ]
+            return store.module_names_of(same)
+    except (GreploomError, apsw.Error):
+        return {}  # a damaged index is the run's to report, not this shortcut's
+
+
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:
     """Why a source directory gave no node: no code files, or the rules left them all out."""
     if selection is not None and not selection.files and selection.left_out:
@@ -385,5 +411,3 @@ def _choose_embedder(config: GrepLoomConfig, meta: Mapping[str, str], *, force: 
             "re-embed everything with the new embedder"
         )
     return embedder
-
-

@@ -7,18 +7,19 @@ an index run would store: the same definitions, summaries and call links.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
 from greploom.core.calls import resolve_calls
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
-from greploom.core.cpg import CpgData, CpgGraph
+from greploom.core.cpg import CpgData, CpgGraph, NodeKind
 from greploom.core.expand import NodeContext
 from greploom.core.hashing import content_hash
 from greploom.core.keys import node_identities
 from greploom.core.summary import Tier, summarize_node
+from greploom.shell.module_names import NAMES_ATTR, parse_names
 from greploom.shell.schema import NodeRow
 from greploom.shell.serde import load_cpg
 from greploom.shell.sources import read_sources
@@ -64,7 +65,7 @@ def cpg_graph(
     return {c.ref.key: c for c in resolve(data, tier)[1].contexts}
 
 
-def row_of(ctx: NodeContext, content_hash: str) -> NodeRow:
+def row_of(ctx: NodeContext, content_hash: str, names: tuple[tuple[str, int], ...] = ()) -> NodeRow:
     """The stored row of one node (its search columns are tokenised when written: NodeRow.fts)."""
     return NodeRow(
         key=ctx.ref.key,
@@ -79,6 +80,7 @@ def row_of(ctx: NodeContext, content_hash: str) -> NodeRow:
         content_hash=content_hash,
         source=ctx.source,
         structure=ctx.structure,
+        names=names,
     )
 
 
@@ -90,6 +92,7 @@ def compute_rows(
     walk: bool = False,
     files: Sequence[str] | None = None,
     origin: Path,
+    known_names: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
 ) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str, tuple[str, ...]]:
     """Decide, with the core, every row an index of this CPG holds (plus embed texts).
 
@@ -105,9 +108,19 @@ def compute_rows(
     treeloom skipped (greploom.shell.sources): of ``files``, the ones the run's
     walk chose, or by default those the default ignore rules keep.
     """
-    data, report = read_sources(cpg, source_root, walk=walk, files=files)
+    data, report = read_sources(cpg, source_root, walk=walk, files=files, known_names=known_names)
     graph, resolved = resolve(data, tier)
-    rows = {c.ref.key: row_of(c, resolved.hashes[c.ref.key]) for c in resolved.contexts}
+    # A top-level name with a definition row of its own in that file (an exported JavaScript
+    # const the outline emits) is found as itself: its module does not bind it twice.
+    defined = {(c.ref.file, c.ref.name) for c in resolved.contexts if c.ref.kind != "module"}
+    top = {
+        n.id: tuple(nl for nl in parse_names(n.attr(NAMES_ATTR)) if (n.file, nl[0]) not in defined)
+        for n in data.nodes
+        if n.kind is NodeKind.MODULE
+    }
+    rows = {
+        c.ref.key: row_of(c, resolved.hashes[c.ref.key], top.get(c.node_id, ())) for c in resolved.contexts
+    }
     embed_texts = resolved.embed_texts
     warnings = list(report.warnings(source_root))
     if data.skipped_nodes or data.skipped_edges:

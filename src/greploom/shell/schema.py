@@ -47,6 +47,12 @@ as greploom's). Hard to change later, so the reasons are written here:
   points at (``adapters.py:412``): without it the file list and each file's
   definitions are table scans, 11 and 10 ms on numpy's 18,089 nodes. Added
   like ``nodes_by_name`` (``FILE_INDEX``), and as optional.
+- ``module_names``: the names each module binds at its top level by
+  assignment (``g = LocalProxy(...)``, ``export const router = ...``), with
+  the module row's key and the assignment's line, so that a symbol query
+  naming one finds its module (greploom.shell.module_names). Rewritten by
+  each run; added like ``files`` (``MODULE_NAMES_TABLE``): a file without it
+  finds no such names, as before.
 """
 
 from __future__ import annotations
@@ -63,6 +69,9 @@ SCHEMA_VERSION = 1
 # end: "1" until that run's switch, then "". The next run embeds every row again
 # (finished batches come back from ``pending``), and no run is skipped as unchanged.
 BUILDING = "building"
+# Meta key: "1" once a run wrote ``module_names``; a run may then reuse the names of
+# files unchanged since (greploom.shell.indexing), which an older run never stored.
+MODULE_NAMES = "module_names"
 APPLICATION_ID = 0x67726C6D  # "grlm": tells a greploom index from any other SQLite file
 FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
 # bm25 column weights: a hit on the name matters most, the body least.
@@ -73,6 +82,10 @@ FILES_TABLE = (
     "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
     "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL)"
 )
+MODULE_NAMES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS module_names(name TEXT NOT NULL, key TEXT NOT NULL, line INTEGER NOT NULL)"
+)
+MODULE_NAMES_INDEX = "CREATE INDEX IF NOT EXISTS module_names_by_name ON module_names(name COLLATE NOCASE)"
 NAME_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes(name COLLATE NOCASE)"
 FILE_INDEX = "CREATE INDEX IF NOT EXISTS nodes_by_file ON nodes(file, line)"
 SCHEMA = f"""
@@ -101,6 +114,8 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 );
 CREATE TABLE pending(content_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 {FILES_TABLE};
+{MODULE_NAMES_TABLE};
+{MODULE_NAMES_INDEX};
 PRAGMA user_version = {SCHEMA_VERSION};
 PRAGMA application_id = {APPLICATION_ID};
 """
@@ -122,6 +137,8 @@ class NodeRow:
     content_hash: str
     source: str | None
     structure: StructuralContext
+    # A module's top-level names bound by assignment, with their lines (module_names).
+    names: tuple[tuple[str, int], ...] = ()
 
     def fts(self) -> tuple[str, str, str, str, str]:
         """The full-text columns, pre-tokenised: name, qualname, path, summary, body.

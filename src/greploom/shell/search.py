@@ -99,6 +99,7 @@ def ranked_search(
     # The definitions the query's places point at (`adapters.py:412`, a traceback).
     if located is None:
         located = store.definitions_at(query.places)
+    binding = {key for key, _line in store.module_name_lines(query.symbols[:NAMED_SYMBOLS])}
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
@@ -115,6 +116,7 @@ def ranked_search(
             sym_rank.get(key, 0),
             loc_rank.get(key, 0),
             kind,
+            key in binding,
         )
         for key, (name, qualname, file, kind) in described.items()
     ]

@@ -24,7 +24,7 @@ on disk the CPG data keeps for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -35,6 +35,7 @@ from greploom.core.outline import FileOutline, Form, FoundDefinition
 from greploom.core.sections import SECTION_LINES, Section, sections
 from greploom.core.spans import needs_source, with_sources
 from greploom.core.supplement import supplement
+from greploom.shell.module_names import with_top_names
 from greploom.shell.outline import OUTLINED, RECOVERABLE, available, outline_file
 from greploom.shell.serde import valid_text
 from greploom.shell.source_files import TREELOOM_SUFFIXES, code_files, read_file, suffix, unusual_file
@@ -150,7 +151,12 @@ def _listed(items: Iterable[str], limit: int = 5) -> str:
 
 
 def read_sources(
-    data: CpgData, root: Path | None, *, walk: bool = False, files: Sequence[str] | None = None
+    data: CpgData,
+    root: Path | None,
+    *,
+    walk: bool = False,
+    files: Sequence[str] | None = None,
+    known_names: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
 ) -> tuple[CpgData, SourceReport]:
     """The CPG with what the files under ``root`` add to it (unchanged without a root).
 
@@ -160,6 +166,8 @@ def read_sources(
     whole for one syntax error, and has no parser for many languages. The
     code files are ``files`` (the run's walk chose them), else those the
     default ignore rules keep (greploom.shell.source_files.code_files).
+    ``known_names``: top-level names of files unchanged since the last run
+    (greploom.shell.module_names).
     """
     candidates = [n for n in data.nodes if needs_source(n)]
     bodiless = [n.file for n in candidates if n.attr("source_text") is None]
@@ -190,7 +198,7 @@ def read_sources(
         o.file for o in outlines if o.calls or any(d.kind is not NodeKind.BLOCK for d in o.definitions)
     }
     whole = sorted(new - outlined)
-    return with_module_text(added.data, read.texts), SourceReport(
+    return with_top_names(with_module_text(added.data, read.texts), read.texts, known_names), SourceReport(
         len(bodiless),
         done.recovered,
         read.unread,
