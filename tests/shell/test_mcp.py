@@ -114,6 +114,7 @@ def test_tools_are_listed_with_schemas(workdir: Path, connect: Callable[[], Clie
                 "index_code",
                 "trace_calls",
                 "context_for_code",
+                "find_related",
             }
             search = tools["search_code"].input_schema
             assert search["required"] == ["query"]

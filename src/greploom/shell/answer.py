@@ -128,6 +128,10 @@ def header_line(meta: Mapping[str, Any]) -> str:
     elif meta["search_mode"] == "code context":
         names = f"{meta.get('names', 0)} names used, {meta.get('names_resolved', 0)} defined in the index"
         what = f"context for code ({names})"
+    elif meta["search_mode"] == "related":  # query --like, find_related (greploom.shell.related)
+        what = f"related to {meta['like']} ({meta['by_meaning']} by meaning, {meta['by_graph']} by the graph)"
+        if meta.get("lexical"):
+            what += f" | lexical-only: its summary searched as words ({meta['lexical']})"
     else:
         what = f"{meta['search_mode']} search"
     unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""

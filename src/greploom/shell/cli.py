@@ -201,6 +201,7 @@ def query(
     ollama_url: str | None = None,
     embedding_url: str | None = None,
     code: Annotated[str | None, Parameter(allow_leading_hyphen=True)] = None,
+    like: str | None = None,
 ) -> int:
     """Search the index and print the code that answers TEXT, packed to a token budget.
 
@@ -251,6 +252,11 @@ def query(
         Instead of TEXT: code being written or read, ``-`` (stdin) or ``FILE:LINE[-LINE]``;
         the answer is the definitions the names it uses refer to (the definition around
         FILE:LINE is its own and left out) [depth default: 0].
+    like
+        Instead of TEXT: a definition (a stable key, a CPG id, or a qualified name naming one);
+        the answer is the definitions nearest it in meaning (its own vector against the others',
+        or its summary as words in an index without vectors) and in the graph (its callers,
+        callees, siblings in its class and file), never itself [top-k default: 8, depth: 0].
     """
     from greploom.core.envelope import cli_form
     from greploom.core.render import SourceMode
@@ -279,7 +285,11 @@ def query(
         raise UsageError("--include-source and --no-source contradict each other; pass one")
     mode = SourceMode.ALL if include_source else SourceMode.NONE if no_source else SourceMode.HITS
     engine_for = _invocation().engine_for
-    if code is not None:
+    if like is not None:
+        if text or node or cpg or code is not None:
+            raise UsageError("--like and query text, --node, --code or --cpg cannot go together; pass one")
+        answer = _like_answer(config, like, mode, depth, top_k)
+    elif code is not None:
         if text or node or cpg:
             raise UsageError("--code and query text, --node or --cpg cannot go together; pass one")
         answer = _code_answer(config, code, mode, depth)
@@ -379,6 +389,30 @@ def _code_answer(config: GrepLoomConfig, spec: str, mode: SourceMode, depth: int
         return engine.code_context(code, place, depth=depth or 0, include_source=mode)
     finally:
         engine.close()
+
+
+def _like_answer(
+    config: GrepLoomConfig, like: str, mode: SourceMode, depth: int | None, top_k: int | None
+) -> QueryAnswer:
+    """The answer of ``query --like KEY``: on a resident server's warm engine, or a fresh one."""
+    from greploom.shell.querying import QueryEngine
+    from greploom.shell.related import related_answer
+
+    engine_for = _invocation().engine_for
+    engine = engine_for(config) if engine_for is not None else QueryEngine(config, one_shot=True)
+    try:
+        return related_answer(
+            engine,
+            like,
+            budget=config.budget,
+            top_k=top_k,
+            depth=depth or 0,
+            include_source=mode,
+            db_named=config.db_path,
+        )
+    finally:
+        if engine_for is None:
+            engine.close()
 
 
 from greploom.shell import cli_path, cli_serve  # noqa: E402, F401

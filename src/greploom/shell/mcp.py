@@ -6,6 +6,8 @@ Tools (the same functions the CLI calls, so answers cannot drift):
 - ``get_node_context``: context for stable keys or CPG ids;
 - ``trace_calls``: the shortest call chains between two definitions, as code;
 - ``context_for_code``: the definitions a piece of code uses (greploom.shell.mcp_code);
+- ``find_related``: the definitions nearest a given one in meaning and in the graph
+  (greploom.shell.mcp_related);
 - ``index_code``: index a CPG JSON file or a source directory, incrementally.
 
 Per-call arguments win; omitted ones fall back to the ``serve`` flags, then to
@@ -53,7 +55,9 @@ definition (pkg.mod.Class.method, Class.method), to see a node and its callers a
 trace_calls with two definitions (keys or names) to see how one reaches the other: the shortest call
 chains, every step's code with its calling line marked `# <- calls NAME`; call context_for_code
 with code being edited or read (and its file and line when it was cut from one) for the
-definitions its names refer to; call index_code
+definitions its names refer to; call find_related with a definition's key for more like it: the
+definitions nearest it in meaning and in the graph (callers, callees, class and file siblings, similar
+code); call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
 a name the index defines; lexical-only when no embedder answered), embedder, tokens used / budget,
 whether a block was truncated, how many were dropped, how many were shortened (shown with only the
@@ -481,12 +485,13 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )
 
-    from greploom.shell import mcp_code  # its tool takes the types above: after this module loads
+    from greploom.shell import mcp_code, mcp_related  # their tools take the types above: after this loads
 
     mcp_code.register(mcp, service, run)
+    mcp_related.register(mcp, service, run)
     return mcp, service
 
 
-# For the tools defined in their own modules (greploom.shell.mcp_code).
+# For the tools defined in their own modules (greploom.shell.mcp_code, greploom.shell.mcp_related).
 answer_result = _answer
 source_mode_of = _mode

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,14 @@ from greploom.shell.guard import clip
 from greploom.shell.lock import run_in_progress
 from greploom.shell.ports import Embedder, TokenCounter, recorded_identity
 from greploom.shell.schema import BUILDING
-from greploom.shell.search import CANDIDATES, SearchHit, hybrid_search, names_a_definition, ranked_search
+from greploom.shell.search import (
+    CANDIDATES,
+    NAMED_SYMBOLS,
+    SearchHit,
+    hybrid_search,
+    names_a_definition,
+    ranked_search,
+)
 from greploom.shell.store import IndexStore
 from greploom.shell.store_graph import StoreGraph
 from greploom.shell.tokens import count_tokens
@@ -205,6 +212,8 @@ class QueryEngine:
         )
         located = list(dict.fromkeys(key for _, keys in placed for key in keys))
         pointed = tuple((k, p.line) for p, keys in placed if p.line is not None for k in keys)
+        # A module found by a name it binds at its top level shows that assignment's line.
+        pointed += tuple(store.module_name_lines(query.symbols[:NAMED_SYMBOLS]))
         candidates, mode = self.search(store, query, config.top_k, config.ranking, located, by_name=by_name)
         selection = select([h.score for h in candidates[:CEILING]]) if adaptive else None
         kept = candidates[: selection.kept] if selection is not None else candidates[: config.top_k]
@@ -396,6 +405,43 @@ class QueryEngine:
             )
         meta.update(names=len(snippet.terms), names_resolved=found.resolved, own_definitions=list(found.own))
         focus_on = FocusQuery.of(" ".join(t.name for t in snippet.terms))
+        return self._pack(
+            config, nodes, hits, meta, include_source=include_source, cut_hits=False, focus_on=focus_on
+        )
+
+    # -- public pieces for the use cases kept in their own modules (greploom.shell.related) ---------
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[IndexStore]:
+        """The index, open in one snapshot under the engine's lock, its faults reported as a query's."""
+        with self._lock, storage_faults(self.config.db_path, "read the index", self._probe):
+            store = self._open()
+            with store.snapshot():
+                yield store
+
+    def metadata(self, config: GrepLoomConfig, **answer: Any) -> dict[str, Any]:
+        """An answer's metadata from the open index's (inside :meth:`reading`); ``answer``: the rest
+        of :func:`~greploom.shell.answer_meta.query_metadata`'s arguments."""
+        return query_metadata(self._meta, None, config=config, build=self._build, **answer)
+
+    def expand(
+        self, store: IndexStore, hits: Sequence[SearchHit], depth: int
+    ) -> tuple[tuple[ExpandedNode, ...], str]:
+        """The hits expanded through the stored graph, as :meth:`query` expands them."""
+        stored = StoreGraph(store)
+        stored.prefetch(h.key for h in hits)
+        return self._expand(store, hits, stored, depth)
+
+    def pack(
+        self,
+        config: GrepLoomConfig,
+        nodes: tuple[ExpandedNode, ...],
+        hits: Sequence[SearchHit],
+        meta: dict[str, Any],
+        *,
+        include_source: bool | SourceMode,
+        focus_on: FocusQuery | None,
+    ) -> QueryAnswer:
+        """The answer, packed as :meth:`query` packs a search's (a long hit shown shorter)."""
         return self._pack(
             config, nodes, hits, meta, include_source=include_source, cut_hits=False, focus_on=focus_on
         )

@@ -24,13 +24,21 @@ import apsw
 
 from greploom.core import names
 from greploom.core.errors import StoreError
-from greploom.core.expand import NodeContext
+from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.freshness import FileStamp
 from greploom.core.locations import Location
 from greploom.core.plan import IndexEntry, ReindexPlan
 from greploom.shell import store_file, store_rows, store_vectors
 from greploom.shell.faults import storage_faults
-from greploom.shell.schema import FILE_INDEX, FILES_TABLE, NAME_INDEX, SCHEMA, NodeRow
+from greploom.shell.schema import (
+    FILE_INDEX,
+    FILES_TABLE,
+    MODULE_NAMES_INDEX,
+    MODULE_NAMES_TABLE,
+    NAME_INDEX,
+    SCHEMA,
+    NodeRow,
+)
 from greploom.shell.store_file import BUSY_TIMEOUT_MS, SQLITE_MAGIC, connect
 from greploom.shell.store_sql import IN_CHUNK, read_meta, scalar, write_meta
 from greploom.shell.store_vectors import PENDING_IDENTITY
@@ -88,6 +96,8 @@ class IndexStore:
             self.conn.execute(NAME_INDEX)
             self.conn.execute(FILE_INDEX)
             self.conn.execute(FILES_TABLE)
+            self.conn.execute(MODULE_NAMES_TABLE)
+            self.conn.execute(MODULE_NAMES_INDEX)
 
     def close(self) -> None:
         """Close the connection."""
@@ -256,6 +266,7 @@ class IndexStore:
             if not keep_pending:
                 store_vectors.clear_pending(conn)
             store_rows.write_file_stamps(conn, files or {})
+            store_rows.write_module_names(conn, rows.values())
             self.set_meta(meta)
         with storage_faults(self.path, "write the index"):
             # Every step frees one page: run it to the end (schema.py: auto_vacuum).
@@ -269,6 +280,11 @@ class IndexStore:
     def search_vector(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         """Keys by cosine distance to ``vector`` (nearest first)."""
         return store_vectors.search_vector(self.conn, vector, limit)
+
+    def vector_of(self, key: str) -> list[float] | None:
+        """The stored vector of the definition ``key`` (None: the index or the row has none)."""
+        rowid = store_rows.rowid_of(self.conn, key)
+        return None if rowid is None else store_vectors.vector_of(self.conn, rowid)
 
     def contexts(self, keys: Iterable[str]) -> dict[str, NodeContext]:
         """Stored contexts for the given keys (missing keys are absent)."""
@@ -290,9 +306,21 @@ class IndexStore:
         """(key, name, qualname, file, kind) of every definition bearing one of ``names`` exactly."""
         return store_rows.definitions_with_names(self.conn, names)
 
+    def definitions_near(self, file: str, line: int, limit: int) -> list[NodeRef]:
+        """The definitions of ``file`` other than its modules, nearest ``line`` first."""
+        return store_rows.definitions_near(self.conn, file, line, limit)
+
     def definition_count(self) -> int:
         """How many definitions the index holds."""
         return int(scalar(self.conn, "SELECT count(*) FROM nodes"))
+
+    def module_names_of(self, files: Iterable[str]) -> dict[str, tuple[tuple[str, int], ...]]:
+        """file -> the top-level names the last run stored for its module (empty when none)."""
+        return store_rows.module_names_of(self.conn, files)
+
+    def module_name_lines(self, symbols: Sequence[str]) -> list[tuple[str, int]]:
+        """(module key, line) of the top-level assignments the symbols name (``core.names`` rules)."""
+        return store_rows.module_name_lines(self.conn, symbols)
 
     def definitions_named(self, symbols: Sequence[str], limit: int) -> list[str]:
         """Keys of the definitions the symbols name, best first (``core.ranking.order_named``)."""

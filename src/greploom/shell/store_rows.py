@@ -78,6 +78,37 @@ def write_file_stamps(conn: apsw.Connection, files: Mapping[str, FileStamp]) -> 
     )
 
 
+def write_module_names(conn: apsw.Connection, rows: Iterable[NodeRow]) -> None:
+    """Replace the modules' top-level names (a file from before the table: nothing to do)."""
+    if not _has_table(conn, "module_names"):
+        return
+    conn.execute("DELETE FROM module_names")
+    conn.executemany(
+        "INSERT INTO module_names(name, key, line) VALUES (?, ?, ?)",
+        [(name, row.key, line) for row in rows for name, line in row.names],
+    )
+
+
+def module_names_of(conn: apsw.Connection, files: Iterable[str]) -> dict[str, tuple[tuple[str, int], ...]]:
+    """file -> the top-level names the last run stored for its module (none: an empty tuple)."""
+    wanted = sorted(set(files))
+    out: dict[str, list[tuple[str, int]]] = {f: [] for f in wanted}
+    if not wanted or not _has_table(conn, "module_names"):
+        return {}
+    for chunk, marks in in_chunks(wanted):
+        query = (
+            "SELECT n.file, m.name, m.line FROM module_names m JOIN nodes n ON n.key = m.key "
+            f"WHERE n.kind = 'module' AND n.file IN ({marks}) ORDER BY m.rowid"
+        )
+        for file, name, line in conn.execute(query, chunk):
+            out[str(file)].append((str(name), int(line)))
+    return {f: tuple(names) for f, names in out.items()}
+
+
+def _has_table(conn: apsw.Connection, name: str) -> bool:
+    return bool(scalar(conn, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
+
+
 def _has_files_table(conn: apsw.Connection) -> bool:
     found = scalar(conn, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'files'")
     return bool(found)
@@ -178,6 +209,18 @@ def describe(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, tuple[str,
     return out
 
 
+def definitions_near(conn: apsw.Connection, file: str, line: int, limit: int) -> list[NodeRef]:
+    """The definitions of ``file`` (its modules left out), nearest ``line`` first, then by key."""
+    return [
+        NodeRef(key, name, kind, file, at, qualname)
+        for key, name, qualname, kind, at in conn.execute(
+            "SELECT key, name, qualname, kind, line FROM nodes WHERE file = ? AND kind != 'module' "
+            "ORDER BY abs(line - ?), key LIMIT ?",
+            (file, line, limit),
+        )
+    ]
+
+
 def definitions_with_names(
     conn: apsw.Connection, names: Iterable[str]
 ) -> list[tuple[str, str, str, str, str]]:
@@ -202,10 +245,34 @@ def definitions_named(conn: apsw.Connection, symbols: Sequence[str], limit: int)
         return []
     names = sorted({s.rsplit(".", 1)[-1] for s in symbols} | {"__init__"})
     marks = ",".join("?" * len(names))
-    rows = conn.execute(
-        f"SELECT key, name, qualname FROM nodes WHERE name COLLATE NOCASE IN ({marks})", names
+    rows = list(
+        conn.execute(f"SELECT key, name, qualname FROM nodes WHERE name COLLATE NOCASE IN ({marks})", names)
     )
-    return list(order_named(symbols, rows)[:limit])
+    # A module's top-level names (``g = LocalProxy(...)``) name the module, as qualname.name.
+    rows += [(key, name, qualname) for key, name, qualname, _line in _module_names(conn, names)]
+    return list(dict.fromkeys(order_named(symbols, rows)))[:limit]
+
+
+def module_name_lines(conn: apsw.Connection, symbols: Sequence[str]) -> list[tuple[str, int]]:
+    """(module key, line) of the top-level assignments the symbols name."""
+    if not symbols:
+        return []
+    names = sorted({s.rsplit(".", 1)[-1] for s in symbols})
+    found = _module_names(conn, names)
+    chosen = set(order_named(symbols, [(key, name, qualname) for key, name, qualname, _ in found]))
+    return [(key, line) for key, _name, _qualname, line in found if key in chosen]
+
+
+def _module_names(conn: apsw.Connection, names: Sequence[str]) -> list[tuple[str, str, str, int]]:
+    """(module key, name, module qualname + name, line) of the top-level names among ``names``."""
+    if not names or not _has_table(conn, "module_names"):
+        return []
+    marks = ",".join("?" * len(names))
+    query = (
+        "SELECT m.key, m.name, n.qualname || '.' || m.name, m.line FROM module_names m "
+        f"JOIN nodes n ON n.key = m.key WHERE m.name COLLATE NOCASE IN ({marks})"
+    )
+    return [(str(k), str(n), str(q), int(line)) for k, n, q, line in conn.execute(query, list(names))]
 
 
 def locate(conn: apsw.Connection, locations: Sequence[Location]) -> list[tuple[Location, tuple[str, ...]]]:

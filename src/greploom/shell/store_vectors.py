@@ -67,6 +67,14 @@ def search_vector(conn: apsw.Connection, vector: Sequence[float], limit: int) ->
     ]
 
 
+def vector_of(conn: apsw.Connection, rowid: int) -> list[float] | None:
+    """The stored vector of a row (None: no vector table, or no vector for that row)."""
+    if not has_vectors(conn):
+        return None
+    blob = scalar(conn, "SELECT embedding FROM vectors WHERE rowid = ?", (rowid,))
+    return _floats(blob) if isinstance(blob, bytes) else None
+
+
 def pending_vectors(
     conn: apsw.Connection, hashes: Iterable[str], identity: str, width: int
 ) -> dict[str, list[float]]:
