@@ -204,3 +204,28 @@ def test_current_code_ranks_above_its_legacy_copy(versioned: Path) -> None:
         # before the current one.
         assert found[0].split(":")[1].startswith("pkg/v1/") and found.index(old) < found.index(new), query
     assert keys("say hello to someone by name in v1")[0] == old
+
+
+def test_tests_crowding_the_candidates_do_not_hide_the_product(tmp_path: Path) -> None:
+    """A question that does not ask about tests gets the product code first, even when tests
+    fill the whole first page of a backend's candidates (that backend is asked deeper)."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "headers.py").write_text(
+        'def split_fields(raw):\n    """Break a raw header value into its fields."""\n'
+        '    return [part.strip() for part in raw.split(";")]\n'
+    )
+    cases = "".join(
+        f'def test_parse_header_value_{i}():\n    """Parse the header value, parse the header value {i}."""\n'
+        f'    assert split_fields("a; b{i}") == ["a", "b{i}"]  # parse header value\n\n\n'
+        for i in range(14)
+    )
+    (root / "tests" / "test_headers.py").write_text("from pkg.headers import split_fields\n\n\n" + cases)
+    db = tmp_path / "i.db"
+    assert cli("index", root, "--db", db, "--provider", "none").code == 0
+    found = cli("query", "where do we parse the header value", "--db", db, "--format", "json")
+    assert found.code == 0, found.err
+    assert found.json()["results"][0]["key"] == "function:pkg/headers.py:split_fields"
+    asked = cli("query", "which tests parse the header value", "--db", db, "--format", "json").json()
+    assert asked["results"][0]["file"] == "tests/test_headers.py"

@@ -204,6 +204,11 @@ def path_category(file: str) -> str | None:
     return None
 
 
+def asked_for(category: str, words: frozenset[str]) -> bool:
+    """Whether a query's words ask for code of a non-product category (``test``, ``example``...)."""
+    return bool(words & _ASKS_FOR[category])
+
+
 def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
     """Whether a definition is the one ``symbol`` names: its name, its qualname or a dotted suffix.
 
@@ -287,7 +292,7 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
         signals.append(("location", LOCATION_BOOST))
     category = path_category(candidate.file)
     # A place the query points at asks for its code, test or not.
-    if category is not None and candidate.location_rank == 0 and not (words & _ASKS_FOR[category]):
+    if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
         score *= NON_PRODUCT_PENALTY
         signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
     if (

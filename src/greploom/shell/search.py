@@ -8,10 +8,12 @@ is the query use case's job.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
 import attrs
 
+from greploom.core.candidate_pool import DEEPER, crowded, deepen
 from greploom.core.fusion import rrf_fuse
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
@@ -90,7 +92,14 @@ def ranked_search(
         # backend ranks better than over 30 (the tails add noise, not answers).
         limit = min(limit, NATURAL_CANDIDATES)
     lexical = [k for k, _ in store.search_lexical(query.match, limit)]
-    vector = [k for k, _ in store.search_vector(embedder.embed_query(query.text), limit)] if embedder else []
+    query_vector = embedder.embed_query(query.text) if embedder else None
+    vector = [k for k, _ in store.search_vector(query_vector, limit)] if query_vector is not None else []
+    if query.kind is QueryKind.NATURAL:  # tests crowding a list: that backend is asked deeper
+        words = functools.partial(store.search_lexical, query.match)
+        lexical = _product_deeper(store, lexical, query, words, limit)
+        if query_vector is not None:
+            deeper = functools.partial(store.search_vector, query_vector)
+            vector = _product_deeper(store, vector, query, deeper, limit)
     # The definitions the query names, looked up by name: BM25 alone can miss
     # them (the symbol query `Flask` did not find class Flask in its top 30:
     # the word is in most of flask's rows, so its IDF is nil, and the class's
@@ -124,6 +133,23 @@ def ranked_search(
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
         for r in rank_candidates(query, candidates, namesakes=namesakes(store, candidates))
     ]
+
+
+def _product_deeper(
+    store: IndexStore,
+    shallow: list[str],
+    query: Query,
+    search: Callable[[int], list[tuple[str, float]]],
+    limit: int,
+) -> list[str]:
+    """A backend's list, fetched deeper for product code when tests and the like crowd it
+    (greploom.core.candidate_pool); as it was otherwise."""
+    files = store.describe(shallow)
+    if not crowded([files[k][2] for k in shallow if k in files], query.words):
+        return shallow
+    deep = [k for k, _ in search(limit * DEEPER)]
+    described = store.describe(deep)
+    return deepen(shallow, [(k, described[k][2]) for k in deep if k in described], limit, query.words)
 
 
 def namesakes(store: IndexStore, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
