@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
-from tests.cli_helpers import GREPLOOM, cli, cli_process, said
+from tests.cli_helpers import cli, cli_process, said
+from tests.shell.test_mcp import http_server, stdio
 
 
 @pytest.fixture(scope="module")
@@ -91,16 +94,25 @@ def test_bad_code_arguments_are_one_line(
     assert run.out == ""
 
 
-def test_the_mcp_tool_answers_and_refuses_like_the_cli(indexed: tuple[Path, Path]) -> None:
+@pytest.fixture(params=["stdio", "http"])
+def connect(
+    request: pytest.FixtureRequest, indexed: tuple[Path, Path]
+) -> Iterator[Callable[[], Client[Any]]]:
+    """A client factory over stdio or streamable HTTP, serving the sample's index."""
+    _root, db = indexed
+    if request.param == "stdio":
+        yield lambda: stdio(db.parent)
+        return
+    with http_server(db.parent) as url:
+        yield lambda: Client(StreamableHttpTransport(url))
+
+
+def test_the_mcp_tool_answers_and_refuses_like_the_cli(connect: Callable[[], Client[Any]]) -> None:
     """context_for_code over a real MCP client: a structured answer within the budget, and a
-    ToolError for code with nothing to look up."""
-    root, db = indexed
+    ToolError for code with nothing to look up; the same over stdio and streamable HTTP."""
 
     async def call() -> None:
-        transport = StdioTransport(
-            str(GREPLOOM), ["serve", "--transport", "stdio", "--db", str(db)], cwd=str(root)
-        )
-        async with Client(transport) as client:
+        async with connect() as client:
             tools = {t.name: t for t in await client.list_tools()}
             assert tools["context_for_code"].annotations is not None
             assert tools["context_for_code"].annotations.read_only_hint is True

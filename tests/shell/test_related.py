@@ -10,16 +10,19 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
 from greploom.shell.store_file import connect
 from greploom.shell.tokens import count_tokens
-from tests.cli_helpers import GREPLOOM, cli, cli_process, said
+from tests.cli_helpers import cli, cli_process, said
+from tests.shell.test_mcp import http_server, stdio
 from tests.shell.test_resident import answered, query, server
 
 TOTAL = "function:shop/cart.py:Cart.total"
@@ -180,16 +183,25 @@ def test_a_resident_server_answers_like_the_cold_path(indexed: tuple[Path, Path,
         assert bad.code == 2 and bad.err == query(root, "--like", "total", cold=True).err
 
 
-def test_the_mcp_tool_answers_and_refuses_like_the_cli(indexed: tuple[Path, Path, Path]) -> None:
-    """find_related over a real MCP client (stdio): read-only, bounded, a structured answer within
-    the budget, and a ToolError listing the keys of an ambiguous name."""
-    root, db, _ = indexed
+@pytest.fixture(params=["stdio", "http"])
+def mcp_client(
+    request: pytest.FixtureRequest, indexed: tuple[Path, Path, Path]
+) -> Iterator[Callable[[], Client[Any]]]:
+    """A client factory over stdio or streamable HTTP, serving the sample's index."""
+    _root, db, _ = indexed
+    if request.param == "stdio":
+        yield lambda: stdio(db.parent, "--no-resident")
+        return
+    with http_server(db.parent) as url:
+        yield lambda: Client(StreamableHttpTransport(url))
+
+
+def test_the_mcp_tool_answers_and_refuses_like_the_cli(mcp_client: Callable[[], Client[Any]]) -> None:
+    """find_related over a real MCP client (stdio and streamable HTTP): read-only, bounded, a
+    structured answer within the budget, and a ToolError listing the keys of an ambiguous name."""
 
     async def call() -> None:
-        transport = StdioTransport(
-            str(GREPLOOM), ["serve", "--transport", "stdio", "--db", str(db), "--no-resident"], cwd=str(root)
-        )
-        async with Client(transport) as client:
+        async with mcp_client() as client:
             tools = {t.name: t for t in await client.list_tools()}
             tool = tools["find_related"]
             assert tool.annotations is not None and tool.annotations.read_only_hint is True
