@@ -92,8 +92,11 @@ def word_of(tree: Path) -> str:
     return "def"
 
 
-def cold(tree: Path, db: Path, word: str) -> tuple[float, float, float]:
-    """(seconds to searchable, seconds to done, peak RSS MB) of a first index run."""
+def cold(
+    tree: Path, db: Path, word: str, *, stop_when_searchable: bool = False
+) -> tuple[float, float, float]:
+    """(seconds to searchable, seconds to done, peak RSS MB) of a first index run; with
+    ``stop_when_searchable`` the run is stopped then (done and RSS are then NaN)."""
     started = time.perf_counter()
     run = subprocess.Popen(
         [sys.executable, "-c", WRAPPER, GREPLOOM, "index", str(tree), "--db", str(db)],
@@ -112,6 +115,10 @@ def cold(tree: Path, db: Path, word: str) -> tuple[float, float, float]:
             )
             if probe.returncode == 0:
                 searchable = time.perf_counter() - started
+                if stop_when_searchable:
+                    run.terminate()
+                    run.wait()
+                    return searchable, float("nan"), float("nan")
         time.sleep(0.5)
     result = json.loads(run.stdout.read() if run.stdout else "{}")
     done = time.perf_counter() - started
@@ -129,7 +136,7 @@ def edit_one_file(tree: Path) -> Path:
     return target
 
 
-def measure(source: Path, label: str) -> None:
+def measure(source: Path, label: str, *, searchable_only: bool = False) -> None:
     tree = WORK / "trees" / label
     if tree.exists():
         shutil.rmtree(tree)
@@ -143,7 +150,10 @@ def measure(source: Path, label: str) -> None:
     (WORK / f"{label}.cpg.json").unlink(missing_ok=True)
     word = word_of(tree)
     print(f"{label}: {source} ({lines:,} lines of Python), query word {word!r}")
-    to_search, to_done, rss = cold(tree, db, word)
+    to_search, to_done, rss = cold(tree, db, word, stop_when_searchable=searchable_only)
+    if searchable_only:
+        print(f"  cold index: searchable after {to_search:7.1f} s (stopped there)")
+        return
     print(
         f"  cold index: searchable after {to_search:7.1f} s, "
         f"fully embedded after {to_done:7.1f} s, {rss:6.0f} MB peak"
@@ -164,13 +174,16 @@ def main() -> None:
     )
     parser.add_argument("--source", type=Path, action="append", default=[])
     parser.add_argument("--package", action="append", default=[])
+    parser.add_argument(
+        "--searchable-only", action="store_true", help="stop each cold run once it answers a query"
+    )
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     packages = args.package or ([] if args.source else ["requests==2.32.3", "numpy==2.1.3"])
     for source in args.source:
-        measure(source.resolve(), source.name)
+        measure(source.resolve(), source.name, searchable_only=args.searchable_only)
     for package in packages:
-        measure(fetch(package), package.split("==")[0])
+        measure(fetch(package), package.split("==")[0], searchable_only=args.searchable_only)
 
 
 if __name__ == "__main__":
