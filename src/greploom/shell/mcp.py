@@ -4,7 +4,8 @@ Tools (the same functions the CLI calls, so answers cannot drift):
 
 - ``search_code``: hybrid search, graph expansion, packed context;
 - ``get_node_context``: context for stable keys or CPG ids;
-- ``trace_calls``: the shortest call chains between two definitions, as code;
+- ``trace_calls``: the shortest call chains between two definitions, as code
+  (greploom.shell.mcp_trace);
 - ``context_for_code``: the definitions a piece of code uses (greploom.shell.mcp_code);
 - ``find_related``: the definitions nearest a given one in meaning and in the graph
   (greploom.shell.mcp_related);
@@ -14,33 +15,71 @@ Per-call arguments win; omitted ones fall back to the ``serve`` flags, then to
 the environment. Text results are the CLI's context (honesty header first);
 structured results are the CLI's JSON envelope. Expected failures raise
 ``ToolError`` with one sentence; anything else is logged here and masked.
+
+This module builds the server (its instructions, its error rule, the tools
+above without a module of their own); the tools' shared parameter types and
+result schemas are greploom.shell.mcp_types', the settings and the warm use
+cases behind the tools greploom.shell.mcp_service's.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-import attrs
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import ToolResult
-from mcp.types import TextContent, ToolAnnotations
+from mcp.types import TextContent
 from pydantic import Field
 
 import greploom
 from greploom.core.errors import GreploomError
-from greploom.core.paths import CALLS_LIMIT, CHAINS_LIMIT, MAX_CALLS, MAX_CHAINS
-from greploom.core.render import SourceMode
-from greploom.shell.config import GrepLoomConfig
-from greploom.shell.guard import PathGuard, clip
-from greploom.shell.indexing import run_index
-from greploom.shell.querying import QueryAnswer, QueryEngine
-from greploom.shell.tracing import trace_calls as trace_use_case
+from greploom.shell import mcp_trace
+from greploom.shell.mcp_service import GreploomService, ServeSettings
+
+# The tools' shared types live in greploom.shell.mcp_types; re-exported here, where the
+# tools in their own modules (greploom.shell.mcp_code, greploom.shell.mcp_related) take them.
+from greploom.shell.mcp_types import (
+    ENVELOPE_SCHEMA,
+    INDEX_SCHEMA,
+    MAX_NODE_ID_CHARS,
+    PATH_SCHEMA,
+    READ_ONLY,
+    WRITES_INDEX,
+    Budget,
+    Code,
+    CpgPath,
+    DbPath,
+    IncludeSource,
+    NodeId,
+    answer_result,
+    source_mode_of,
+)
+
+__all__ = [
+    "ENVELOPE_SCHEMA",
+    "INDEX_SCHEMA",
+    "INSTRUCTIONS",
+    "MAX_NODE_ID_CHARS",
+    "PATH_SCHEMA",
+    "READ_ONLY",
+    "WRITES_INDEX",
+    "Budget",
+    "Code",
+    "CpgPath",
+    "DbPath",
+    "GreploomService",
+    "IncludeSource",
+    "NodeId",
+    "ServeSettings",
+    "answer_result",
+    "build_server",
+    "source_mode_of",
+    "tool_errors",
+]
 
 log = logging.getLogger("greploom.mcp")
 T = TypeVar("T")
@@ -73,221 +112,6 @@ budget holds for the text and for the structured result, each packed for itself 
 room for its metadata, about 300 tokens); a budget too small is an error naming the smallest
 that answers."""
 
-ENVELOPE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "metadata": {"type": "object", "description": "search mode, embedder, budget, tokens_used, ..."},
-        "results": {"type": "array", "items": {"type": "object"}},
-    },
-    "required": ["metadata", "results"],
-}
-INDEX_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "total": {"type": "integer"},
-        "embedded": {"type": "integer"},
-        "unchanged": {"type": "integer"},
-        "repointed": {"type": "integer"},
-        "deleted": {"type": "integer"},
-        "failed": {"type": "integer"},
-        "seconds": {"type": "number"},
-        "db_path": {"type": "string"},
-        "cpg_path": {"type": "string"},
-        "embedder": {"type": "string"},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "notes": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["total", "embedded", "unchanged", "repointed", "deleted", "failed"],
-}
-PATH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "metadata": {"type": "object", "description": "ends, direction, bounds, budget, tokens_used, ..."},
-        "chains": {"type": "array", "items": {"type": "object"}, "description": "keys and call lines"},
-        "results": {"type": "array", "items": {"type": "object"}},
-    },
-    "required": ["metadata", "chains", "results"],
-}
-MAX_NODE_ID_CHARS = 1000  # a stable key is a kind, a path and a qualified name: far shorter
-READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-WRITES_INDEX = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-
-Budget = Annotated[
-    int | None,
-    Field(
-        ge=100,
-        le=1_000_000,
-        description="Token budget (cl100k_base) the text and the structured result each fit; default 8192.",
-    ),
-]
-# `code` says which blocks show code; `include_source` is the older switch, kept so
-# clients written for it keep working (true is "all", false is "none").
-Code = Annotated[
-    Literal["hits", "all", "none"],
-    Field(
-        description="Which blocks show code. 'hits' (default): each hit's code, a big one as the lines "
-        "that answer the query with the rest named; graph neighbours as signatures and summaries. "
-        "'all': code for every block that fits (costs more). 'none': signatures and summaries only."
-    ),
-]
-IncludeSource = Annotated[
-    bool | None, Field(description="Older switch: true is code='all', false is code='none'.")
-]
-DbPath = Annotated[
-    str | None,
-    Field(description="Index file to use, inside the server's allowed roots; default: the server's --db."),
-]
-NodeId = Annotated[str, Field(max_length=MAX_NODE_ID_CHARS)]
-CpgPath = Annotated[
-    str | None,
-    Field(description="Expand through this CPG JSON file instead of the stored graph (inside the roots)."),
-]
-
-
-@attrs.frozen
-class ServeSettings:
-    """What ``greploom serve`` was started with."""
-
-    config: GrepLoomConfig
-    cpg_path: Path | None = None
-    roots: tuple[Path, ...] = ()
-
-    def allowed_roots(self) -> tuple[Path, ...]:
-        """The directories of --db and --cpg plus every --root (the working directory if none)."""
-        roots = list(self.roots) or [Path.cwd()]
-        roots.append(self.config.db_path.resolve().parent)
-        if self.cpg_path is not None:
-            roots.append(self.cpg_path.resolve().parent)
-        return tuple(roots)
-
-
-class GreploomService:
-    """Warm use cases behind the tools: one query engine per index file, reused."""
-
-    def __init__(self, settings: ServeSettings) -> None:
-        self.settings = settings
-        self.guard = PathGuard(settings.allowed_roots())
-        self._engines: dict[Path, QueryEngine] = {}
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        """Close every engine."""
-        with self._lock:
-            for engine in self._engines.values():
-                engine.close()
-            self._engines.clear()
-
-    def engine(self, db_path: str | None) -> QueryEngine:
-        """The warm engine for an index (the server's unless a path is given)."""
-        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path.resolve()
-        with self._lock:
-            engine = self._engines.get(db)
-            if engine is None:
-                engine = QueryEngine(self.settings.config.with_overrides(db_path=db))
-                self._engines[db] = engine
-            return engine
-
-    def cpg(self, cpg_path: str | None) -> Path | None:
-        """The CPG to expand through, if any, confined to the roots."""
-        if cpg_path:
-            path = self.guard.check(cpg_path, "cpg_path")
-            if not path.is_file():
-                raise GreploomError(f"cpg_path {clip(cpg_path)} is not a file")
-            return path
-        return self.settings.cpg_path
-
-    def search(
-        self,
-        query: str,
-        *,
-        budget: int | None,
-        top_k: int | None,
-        include_source: SourceMode,
-        db_path: str | None,
-        cpg_path: str | None,
-    ) -> QueryAnswer:
-        """search_code's answer."""
-        return self.engine(db_path).query(
-            query, budget=budget, top_k=top_k, include_source=include_source, cpg_path=self.cpg(cpg_path)
-        )
-
-    def nodes(
-        self,
-        node_ids: list[str],
-        *,
-        budget: int | None,
-        include_source: SourceMode,
-        db_path: str | None,
-        cpg_path: str | None,
-    ) -> QueryAnswer:
-        """get_node_context's answer."""
-        return self.engine(db_path).query(
-            None, node_ids, budget=budget, include_source=include_source, cpg_path=self.cpg(cpg_path)
-        )
-
-    def trace(
-        self,
-        source: str,
-        target: str,
-        *,
-        max_calls: int,
-        max_chains: int,
-        budget: int | None,
-        code: bool,
-        db_path: str | None,
-    ) -> QueryAnswer:
-        """trace_calls's answer."""
-        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path.resolve()
-        config = self.settings.config.with_overrides(db_path=db, budget=budget)
-        return trace_use_case(config, source, target, max_calls=max_calls, max_chains=max_chains, code=code)
-
-    def index(
-        self,
-        path: str,
-        db_path: str | None,
-        tier: str,
-        force: bool,
-        source_root: str | None = None,
-        exclude: list[str] | None = None,
-        include_vendored: bool = False,
-    ) -> dict[str, Any]:
-        """index_code's result."""
-        source = self.guard.check(path, "path")
-        db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path
-        root = self.guard.check(source_root, "source_root") if source_root else None
-        config = self.settings.config.with_overrides(
-            db_path=db,
-            tier=tier,
-            source_root=root,
-            exclude=tuple(exclude) if exclude else None,
-            include_vendored=include_vendored or None,
-        )
-        result = run_index(source, config, force=force)
-        return {
-            "total": result.total,
-            "embedded": result.embedded,
-            "unchanged": result.unchanged,
-            "repointed": result.repointed,
-            "deleted": result.deleted,
-            "failed": result.failed,
-            "seconds": round(result.seconds, 3),
-            "db_path": str(result.db_path),
-            "cpg_path": str(result.cpg_path),
-            "embedder": result.embedder,
-            "warnings": list(result.warnings),
-            "notes": list(result.notes),
-            "summary": result.summary_line(),
-        }
-
-
-def _mode(code: str, include_source: bool | None) -> SourceMode:
-    """The source mode a call asks for: the older boolean wins when given."""
-    if include_source is not None:
-        return SourceMode.ALL if include_source else SourceMode.NONE
-    return SourceMode(code)
-
 
 @contextmanager
 def tool_errors(tool: str) -> Iterator[None]:
@@ -301,12 +125,6 @@ def tool_errors(tool: str) -> Iterator[None]:
     except Exception:
         log.exception("unexpected failure in %s", tool)
         raise ToolError(f"{tool} failed unexpectedly; the server log has the details") from None
-
-
-def _answer(answer: QueryAnswer) -> ToolResult:
-    # Both are sent, so both must fit: each is packed to the budget for itself.
-    text, envelope = answer.both()
-    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
 def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
@@ -345,12 +163,12 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         """Find the code that answers a question: hybrid search, graph expansion, packed to a budget."""
         return run(
             "search_code",
-            lambda: _answer(
+            lambda: answer_result(
                 service.search(
                     query,
                     budget=budget,
                     top_k=top_k,
-                    include_source=_mode(code, include_source),
+                    include_source=source_mode_of(code, include_source),
                     db_path=db_path,
                     cpg_path=cpg_path,
                 )
@@ -377,75 +195,18 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         """Show known nodes with their callers, callees, parameters and parent class, packed to a budget."""
         return run(
             "get_node_context",
-            lambda: _answer(
+            lambda: answer_result(
                 service.nodes(
                     node_ids,
                     budget=budget,
-                    include_source=_mode(code, include_source),
+                    include_source=source_mode_of(code, include_source),
                     db_path=db_path,
                     cpg_path=cpg_path,
                 )
             ),
         )
 
-    @mcp.tool(annotations=READ_ONLY, output_schema=PATH_SCHEMA)
-    def trace_calls(
-        from_: Annotated[
-            str,
-            Field(
-                alias="from",
-                min_length=1,
-                max_length=MAX_NODE_ID_CHARS,
-                description="Where the chains start (the caller's end): a stable key from a result, a CPG "
-                "id, or a qualified name naming one definition (`Session.request`).",
-            ),
-        ],
-        to: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=MAX_NODE_ID_CHARS,
-                description="Where the chains end (the callee's end), given the same way.",
-            ),
-        ],
-        max_calls: Annotated[
-            int,
-            Field(ge=1, le=CALLS_LIMIT, description=f"The most calls a chain may make; default {MAX_CALLS}."),
-        ] = MAX_CALLS,
-        max_chains: Annotated[
-            int,
-            Field(
-                ge=1, le=CHAINS_LIMIT, description=f"The most chains, shortest first; default {MAX_CHAINS}."
-            ),
-        ] = MAX_CHAINS,
-        budget: Budget = None,
-        code: Annotated[
-            Literal["all", "none"],
-            Field(
-                description="'all' (default): every step's code, a long one focused around its calling "
-                "line. 'none': each step's signature, summary and calling line only."
-            ),
-        ] = "all",
-        db_path: DbPath = None,
-    ) -> ToolResult:
-        """How does one function reach another? The shortest call chains from `from` to `to`, each step's
-        code with the line calling the next step marked, packed to a budget. When `from` reaches `to` by no
-        chain within max_calls, the chains from `to` back to `from` are given and the header says so; when
-        neither reaches the other it says "no call chain within N calls" (a normal result)."""
-        return run(
-            "trace_calls",
-            lambda: _answer(
-                service.trace(
-                    from_,
-                    to,
-                    max_calls=max_calls,
-                    max_chains=max_chains,
-                    budget=budget,
-                    code=code == "all",
-                    db_path=db_path,
-                )
-            ),
-        )
+    mcp_trace.register(mcp, service, run)
 
     @mcp.tool(annotations=WRITES_INDEX, output_schema=INDEX_SCHEMA)
     def index_code(
@@ -485,13 +246,11 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )
 
-    from greploom.shell import mcp_code, mcp_related  # their tools take the types above: after this loads
+    from greploom.shell import (
+        mcp_code,
+        mcp_related,
+    )  # they take the types re-exported above: after this loads
 
     mcp_code.register(mcp, service, run)
     mcp_related.register(mcp, service, run)
     return mcp, service
-
-
-# For the tools defined in their own modules (greploom.shell.mcp_code, greploom.shell.mcp_related).
-answer_result = _answer
-source_mode_of = _mode
