@@ -17,6 +17,7 @@ import attrs
 import greploom
 from greploom.core.errors import StoreError
 from greploom.core.hashing import HASH_VERSION
+from greploom.core.summary import SUMMARY_VERSION
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import local_model_name
 from greploom.shell.embedders import provider_for_urls
@@ -74,6 +75,7 @@ def run_meta(
         "greploom_version": greploom.__version__,
         "schema_version": str(SCHEMA_VERSION),
         "hash_version": HASH_VERSION,
+        "summary_version": SUMMARY_VERSION,
         "embedder_provider": identity.provider if identity else "none",
         "embedder_model": identity.model if identity else "",
         "embedder_dimension": str(identity.dimension if identity else 0),
@@ -130,7 +132,7 @@ def unchanged_run(
 
     The same CPG file (by sha256), source root and files under it (names,
     sizes, times), tier, embedder, greploom version and summary rules
-    (HASH_VERSION) as the last run means every node would hash the same:
+    (HASH_VERSION, SUMMARY_VERSION) as the last run means every node would hash the same:
     skip reading the CPG. The last run's warnings are said again.
     """
     if force or not db_path.is_file():
@@ -153,6 +155,7 @@ def unchanged_run(
             and meta.get("greploom_version") == greploom.__version__
             and meta.get("schema_version") == str(SCHEMA_VERSION)
             and meta.get("hash_version") == HASH_VERSION
+            and meta.get("summary_version") == SUMMARY_VERSION
             and (config.provider is None or config.provider == provider)
             and (config.model is None or config.model == meta.get("embedder_model"))
             and (provider != "local" or meta.get("embedder_model") == local_model)
