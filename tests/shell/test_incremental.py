@@ -101,6 +101,11 @@ def test_tier_change_reembeds_everything(project: Path, tmp_path: Path) -> None:
     run = cli("index", cpg, "--db", db, "--tier", "fast")
     assert run.out.startswith("indexed 19 nodes: 19 embedded")
     assert cli("status", "--db", db, "--format", "json").json()["tier"] == "fast"
+    # A run that names no tier keeps the index's: nothing to embed, still fast.
+    _edit(project / "shop" / "net.py", "def backoff_delay", "def backoff_wait")
+    again = cli("index", project, "--db", db)
+    assert again.code == 0 and " 19 embedded" not in again.out
+    assert cli("status", "--db", db, "--format", "json").json()["tier"] == "fast"
 
 
 def test_reindex_gives_freed_space_back(project: Path, tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def command_config(**overrides: Any) -> GrepLoomConfig:
 def run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
     """The configuration of an index run (``index``, ``watch``) from its command's flags."""
     exclude = flags.get("exclude")
-    return command_config(
+    config = command_config(
         db_path=flags.get("db"),
         tier=flags.get("tier"),
         provider=flags.get("provider"),
@@ -112,6 +112,12 @@ def run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
         exclude=tuple(exclude) if exclude else None,
         include_vendored=flags.get("include_vendored") or None,
     )
+    environ = invocation().environ
+    if flags.get("tier") is None and not (os.environ if environ is None else environ).get("GREPLOOM_TIER"):
+        from greploom.shell.index_state import recorded_tier
+
+        config = config.with_overrides(tier=recorded_tier(config.db_path))  # keep the index's
+    return config
 
 
 @app.command

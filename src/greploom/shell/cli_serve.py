@@ -85,7 +85,8 @@ def serve(
     exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
     include_vendored: Annotated[bool, Parameter(negative=())] = False,
 ) -> int:
-    """Run the MCP server (tools: search_code, get_node_context, trace_calls, index_code).
+    """Run the MCP server (tools: search_code, get_node_context, trace_calls, context_for_code,
+    find_related, index_code).
 
     While it runs, ``greploom query`` on this machine hands its questions for the same
     index to it and prints the same answer, warm (resident mode): the server writes

@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 
 import greploom
-from greploom.core.errors import StoreError
+from greploom.core.errors import GreploomError, StoreError
 from greploom.core.hashing import HASH_VERSION
 from greploom.core.summary import SUMMARY_VERSION
 from greploom.shell.config import GrepLoomConfig
@@ -108,6 +108,22 @@ def file_stamp(path: Path) -> str:
     except OSError:
         return ""
     return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}"
+
+
+def recorded_tier(db_path: Path) -> str | None:
+    """The summary tier the index at ``db_path`` was built with, None when there is no index.
+
+    A run that names no tier (no ``--tier``, no GREPLOOM_TIER, MCP ``tier`` left out)
+    keeps the index's: a fast index re-indexed without the flag was made enhanced,
+    every node re-embedded, and nothing said so.
+    """
+    if not db_path.is_file():
+        return None
+    try:
+        with IndexStore.open_existing(db_path, readonly=True) as store:
+            return store.meta().get("tier") or None
+    except GreploomError:
+        return None  # the run itself reports what is wrong with the file
 
 
 def installed_treeloom() -> str | None:

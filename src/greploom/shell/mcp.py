@@ -160,7 +160,10 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
     ) -> ToolResult:
-        """Find the code that answers a question: hybrid search, graph expansion, packed to a budget."""
+        """Start here. Find the code that answers a question, a symbol name (`Cart.total`) or a place
+        (`shop/cart.py:30`, a pasted traceback): the hits' code with their callers, callees, classes,
+        parameters and imports, packed to `budget` tokens. Every block header ends with `key: ...`:
+        pass it to get_node_context, trace_calls or find_related."""
         return run(
             "search_code",
             lambda: answer_result(
@@ -192,7 +195,9 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
     ) -> ToolResult:
-        """Show known nodes with their callers, callees, parameters and parent class, packed to a budget."""
+        """Show definitions (a result's `key`, or a qualified name such as `Cart.total`) with their
+        callers, callees, parameters and parent class, packed to a budget. Use it for the whole code of
+        a block that came back shortened (`... lines 120-188`, a summary, or a one-line reference)."""
         return run(
             "get_node_context",
             lambda: answer_result(
@@ -212,7 +217,13 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
     def index_code(
         path: Annotated[str, Field(min_length=1, description="A CPG JSON file or a source directory.")],
         db_path: DbPath = None,
-        tier: Annotated[Literal["fast", "enhanced"], Field(description="Summary tier.")] = "enhanced",
+        tier: Annotated[
+            Literal["fast", "enhanced"] | None,
+            Field(
+                description="Summary tier: 'fast' (signatures) or 'enhanced' (signatures, docstrings, "
+                "calls); default: the index's own (a new index: enhanced). Changing it re-embeds every node."
+            ),
+        ] = None,
         force: Annotated[bool, Field(description="Re-embed every node.")] = False,
         source_root: Annotated[
             str | None,
@@ -237,7 +248,9 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             ),
         ] = False,
     ) -> ToolResult:
-        """Index or re-index code incrementally; searches keep answering while it runs."""
+        """Bring the index up to date after files changed (a result header's `stale: N` says so):
+        only changed files are parsed and only changed definitions embedded; other tools keep
+        answering meanwhile. Not needed while the server runs with --watch."""
         result = run(
             "index_code",
             lambda: service.index(path, db_path, tier, force, source_root, exclude, include_vendored),

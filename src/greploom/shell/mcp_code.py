@@ -37,7 +37,8 @@ DESCRIPTION = (
     "Find the definitions that a piece of code uses (the functions, classes and methods its names "
     "refer to, across files), packed to a budget: call it with the code being edited or read instead "
     "of a question in words. Give file and line when the code was cut from an indexed file: its own "
-    "definition is then left out, and what that definition calls comes first."
+    "definition is then left out, and what that definition calls comes first. Here `code` is the "
+    "snippet; how much code the answer shows (called `code` in the other tools) is `show_code`."
 )
 
 

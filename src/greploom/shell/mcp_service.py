@@ -19,6 +19,7 @@ from greploom.core.errors import GreploomError
 from greploom.core.render import SourceMode
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.guard import PathGuard, clip
+from greploom.shell.index_state import recorded_tier
 from greploom.shell.indexing import run_index
 from greploom.shell.querying import QueryAnswer, QueryEngine
 from greploom.shell.tracing import trace_calls as trace_use_case
@@ -127,7 +128,7 @@ class GreploomService:
         self,
         path: str,
         db_path: str | None,
-        tier: str,
+        tier: str | None,
         force: bool,
         source_root: str | None = None,
         exclude: list[str] | None = None,
@@ -137,6 +138,8 @@ class GreploomService:
         source = self.guard.check(path, "path")
         db = self.guard.check(db_path, "db_path") if db_path else self.settings.config.db_path
         root = self.guard.check(source_root, "source_root") if source_root else None
+        if tier is None:  # the index's own tier (the server's GREPLOOM_TIER for a new one)
+            tier = recorded_tier(db.resolve())
         config = self.settings.config.with_overrides(
             db_path=db,
             tier=tier,

@@ -259,7 +259,8 @@ def _metadata(
             f"No call chain of at most {paths.max_calls} call{'s' if paths.max_calls != 1 else ''} runs "
             f"from {meta['from_name']} to "
             f"{meta['to_name']} or back. The graph holds the calls the code determines (a bare name "
-            "several definitions bear links nothing); raise the bound (up to "
-            f"{CALLS_LIMIT}), or see each end's callers and callees with `greploom query --node KEY`."
+            "several definitions bear links nothing); raise the bound (--max-calls, MCP max_calls: up "
+            f"to {CALLS_LIMIT}), or see each end's callers and callees (`greploom query --node KEY`, "
+            "MCP get_node_context)."
         )
     return meta
