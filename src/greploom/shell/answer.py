@@ -151,6 +151,12 @@ def header_line(meta: Mapping[str, Any]) -> str:
         building = meta.get("build") == "building"
         how = "index still building" if building else "the build stopped: run greploom index"
         unknown = f" | vectors: {meta['vectors']} ({how})" + unknown
+    if session := meta.get("session"):  # greploom.shell.session_answer
+        said = {"shaped": f"follow-up, memory {session['gate']}", "not used": "memory not used"}
+        how = said.get(session["memory"], session["memory"])
+        if session.get("shown_earlier"):
+            how += f", {session['shown_earlier']} shown earlier"
+        unknown = f" | session: {session['name']} ({how})" + unknown
     # Blocks whose file changed since the index read it (marked `stale` in their headers).
     if meta.get("stale"):
         unknown = f" | stale: {meta['stale']} (files changed since indexed)" + unknown

@@ -46,6 +46,8 @@ def query(
     embedding_url: str | None = None,
     code: Annotated[str | None, Parameter(allow_leading_hyphen=True)] = None,
     like: str | None = None,
+    session: str | None = None,
+    fresh: Annotated[bool, Parameter(negative=())] = False,
 ) -> int:
     """Search the index and print the code that answers TEXT, packed to a token budget.
 
@@ -101,6 +103,12 @@ def query(
         the answer is the definitions nearest it in meaning (its own vector against the others',
         or its summary as words in an index without vectors) and in the graph (its callers,
         callees, siblings in its class and file), never itself [top-k default: 8, depth: 0].
+    session
+        A name shared by related queries (any name; kept beside the index for an hour): a
+        follow-up ("what are the arguments to that?") leans toward what the session has been
+        about, and blocks it already received whole come as one-line references.
+    fresh
+        With --session: forget what the session remembers first (a new topic).
     """
     from greploom.core.envelope import cli_form
     from greploom.core.render import SourceMode
@@ -128,6 +136,10 @@ def query(
     if include_source and no_source:
         raise UsageError("--include-source and --no-source contradict each other; pass one")
     mode = SourceMode.ALL if include_source else SourceMode.NONE if no_source else SourceMode.HITS
+    if fresh and session is None:
+        raise UsageError("--fresh forgets a session's memory: pass it with --session NAME")
+    if session is not None and (like is not None or code is not None):
+        raise UsageError("--session shapes searches and --node lookups; --like and --code take none")
     engine_for = invocation().engine_for
     if like is not None:
         if text or node or cpg or code is not None:
@@ -138,7 +150,9 @@ def query(
             raise UsageError("--code and query text, --node or --cpg cannot go together; pass one")
         answer = _code_answer(config, code, mode, depth)
     elif engine_for is None:
-        answer = run_query(config, text, tuple(node or ()), include_source=mode, cpg_path=cpg)
+        answer = run_query(
+            config, text, tuple(node or ()), include_source=mode, cpg_path=cpg, session=session, fresh=fresh
+        )
     else:  # a resident server's warm engine, given every setting the cold path takes from config
         answer = engine_for(config).query(
             text,
@@ -151,6 +165,8 @@ def query(
             include_source=mode,
             cpg_path=cpg,
             db_named=config.db_path,
+            session=session,
+            fresh=fresh,
         )
     # Packed for the format asked for, before any warning: a budget too small for
     # it is one error line. The JSON is printed as greploom.core.envelope.cli_form

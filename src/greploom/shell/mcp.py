@@ -55,6 +55,7 @@ from greploom.shell.mcp_types import (
     DbPath,
     IncludeSource,
     NodeId,
+    Session,
     answer_result,
     source_mode_of,
 )
@@ -94,7 +95,9 @@ definition (pkg.mod.Class.method, Class.method), to see a node and its callers a
 trace_calls with two definitions (keys or names) to see how one reaches the other: the shortest call
 chains, every step's code with its calling line marked `# <- calls NAME`; call context_for_code
 with code being edited or read (and its file and line when it was cut from one) for the
-definitions its names refer to; call find_related with a definition's key for more like it: the
+definitions its names refer to; pass the same `session` name to a task's search_code
+calls so that follow-ups lean on what came before and whole blocks are not sent twice;
+call find_related with a definition's key for more like it: the
 definitions nearest it in meaning and in the graph (callers, callees, class and file siblings, similar
 code); call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
@@ -159,6 +162,10 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         include_source: IncludeSource = None,
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
+        session: Session = None,
+        fresh: Annotated[
+            bool, Field(description="With `session`: forget what it remembers first (a new topic).")
+        ] = False,
     ) -> ToolResult:
         """Start here. Find the code that answers a question, a symbol name (`Cart.total`) or a place
         (`shop/cart.py:30`, a pasted traceback): the hits' code with their callers, callees, classes,
@@ -174,6 +181,8 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
                     include_source=source_mode_of(code, include_source),
                     db_path=db_path,
                     cpg_path=cpg_path,
+                    session=session,
+                    fresh=fresh,
                 )
             ),
         )

@@ -88,10 +88,18 @@ class GreploomService:
         include_source: SourceMode,
         db_path: str | None,
         cpg_path: str | None,
+        session: str | None = None,
+        fresh: bool = False,
     ) -> QueryAnswer:
         """search_code's answer."""
         return self.engine(db_path).query(
-            query, budget=budget, top_k=top_k, include_source=include_source, cpg_path=self.cpg(cpg_path)
+            query,
+            budget=budget,
+            top_k=top_k,
+            include_source=include_source,
+            cpg_path=self.cpg(cpg_path),
+            session=session,
+            fresh=fresh,
         )
 
     def nodes(

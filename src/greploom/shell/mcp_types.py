@@ -103,6 +103,15 @@ DbPath = Annotated[
     str | None,
     Field(description="Index file to use, inside the server's allowed roots; default: the server's --db."),
 ]
+Session = Annotated[
+    str | None,
+    Field(
+        max_length=200,
+        description="Any name, the same across related calls (e.g. the task's): a follow-up "
+        "('what are the arguments to that?') then leans toward what the session was about, and blocks "
+        "already sent whole come back as one-line references. Kept an hour.",
+    ),
+]
 NodeId = Annotated[str, Field(max_length=MAX_NODE_ID_CHARS)]
 CpgPath = Annotated[
     str | None,

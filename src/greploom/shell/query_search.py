@@ -29,6 +29,7 @@ import attrs
 
 from greploom.core.adaptive import CEILING, Selection, select
 from greploom.core.errors import EmbedderError
+from greploom.core.followup import Memory
 from greploom.core.query import Query
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.ports import Embedder, TokenCounter
@@ -40,6 +41,7 @@ from greploom.shell.search import (
     names_a_definition,
     ranked_search,
 )
+from greploom.shell.session_answer import follow_up
 from greploom.shell.store import IndexStore
 
 __all__ = ["Searched", "search_index", "search_query", "warm_up"]
@@ -56,6 +58,7 @@ class Searched:
     places_not_found: tuple[str, ...]
     pointed: tuple[tuple[str, int], ...]  # (key, line) the query's places point at
     embedder_error: str | None = None  # the embedder's error as it stands after the search
+    gate: float = 0.0  # in a session: how much its memory shaped the candidates (0: not at all)
 
     def adaptive_metadata(self) -> dict[str, Any]:
         """What adaptive context states in the answer's metadata (nothing for a fixed context)."""
@@ -96,6 +99,7 @@ def search_query(
     embedder_error: str | None,
     count: TokenCounter,
     adaptive: bool,
+    memory: Memory | None = None,
 ) -> Searched:
     """The hits of a query, how it was searched, and the places it points at.
 
@@ -126,9 +130,12 @@ def search_query(
         located=located,
         by_name=by_name,
     )
+    g = 0.0
+    if memory is not None:  # a session's follow-up: its memory may shape the candidates
+        candidates, g = follow_up(store, candidates, query, memory)
     selection = select([h.score for h in candidates[:CEILING]]) if adaptive else None
     kept = candidates[: selection.kept] if selection is not None else candidates[: config.top_k]
-    return Searched(tuple(kept), mode, selection, len(candidates), not_found, pointed, error)
+    return Searched(tuple(kept), mode, selection, len(candidates), not_found, pointed, error, g)
 
 
 def search_index(

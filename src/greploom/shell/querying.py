@@ -35,6 +35,7 @@ from typing import Any
 from greploom.core.errors import UsageError
 from greploom.core.expand import ExpandedNode, NodeContext
 from greploom.core.focus import FocusQuery
+from greploom.core.followup import Memory
 from greploom.core.query import Query, as_query, read_query
 from greploom.core.render import SourceMode
 from greploom.core.summary import Tier
@@ -49,6 +50,9 @@ from greploom.shell.node_lookup import node_hits, resolve_nodes
 from greploom.shell.ports import TokenCounter
 from greploom.shell.query_search import Searched, search_index, search_query
 from greploom.shell.search import SearchHit
+from greploom.shell.session_answer import record, session_metadata, shown_earlier
+from greploom.shell.sessions import check_name
+from greploom.shell.sessions import load as load_session
 from greploom.shell.store import IndexStore
 from greploom.shell.tokens import count_tokens
 from greploom.shell.warm_index import WarmIndex
@@ -139,7 +143,12 @@ class QueryEngine:
         return hits, mode
 
     def _hits(
-        self, store: IndexStore, query: Query | None, node_ids: Sequence[str], config: GrepLoomConfig
+        self,
+        store: IndexStore,
+        query: Query | None,
+        node_ids: Sequence[str],
+        config: GrepLoomConfig,
+        memory: Memory | None = None,
     ) -> tuple[Searched, list[str]]:
         """The nodes asked for (and the ids naming none), else what the query's search found."""
         if node_ids:
@@ -156,6 +165,7 @@ class QueryEngine:
             embedder_error=index.embedder_error,
             count=self.count,
             adaptive=config.context == "adaptive",
+            memory=memory,
         )
         index.embedder_error = found.embedder_error
         return found, []
@@ -173,8 +183,15 @@ class QueryEngine:
         ranking: str | None = None,
         context: str | None = None,
         db_named: Path | None = None,
+        session: str | None = None,
+        fresh: bool = False,
     ) -> QueryAnswer:
         """Answer a query or a node lookup with a packed context.
+
+        ``session``: a name shared by related queries (greploom.shell.session_answer):
+        a follow-up's candidates lean toward what the session has been about, and
+        blocks it already received whole come as one-line references; ``fresh``
+        forgets the session's memory first.
 
         ``ranking``: ``signals`` (code-aware re-ranking, the default) or ``plain``
         (RRF only). ``context``: ``adaptive`` (the score distribution decides how
@@ -194,16 +211,22 @@ class QueryEngine:
             raise UsageError("give query text, or node keys/ids with --node")
         # The text read once: the search, the places and the focus all take this value.
         query = read_query(text) if text else None
+        memory = None
+        if session is not None:
+            memory = Memory() if fresh else load_session(self.config.db_path, check_name(session))
         with self._lock, storage_faults(self.config.db_path, "read the index", self._index.probe):
             store = self._index.open(self.config)
             with store.snapshot():
-                found, unknown = self._hits(store, query, node_ids, config)
+                found, unknown = self._hits(store, query, node_ids, config, memory)
                 graph = self._graph(store, found.hits, cpg_path)
                 if cpg_path is not None:
                     unknown.extend(
                         f"{h.key} (not in {cpg_path.name})" for h in found.hits if h.key not in graph
                     )
                 nodes, freshness = self._expand(store, found.hits, graph, config.depth)
+                shortened = 0
+                if memory is not None:
+                    nodes, shortened = shown_earlier(nodes, memory)
             meta = query_metadata(
                 self._index.meta,
                 self._index.embedder_error,
@@ -219,8 +242,10 @@ class QueryEngine:
                 build=self._index.build,
             )
         meta.update(found.adaptive_metadata())
+        if session is not None and memory is not None:
+            meta["session"] = session_metadata(session, memory, found.gate, shortened, fresh=fresh)
         focus_on = FocusQuery.of(query, found.pointed) if query is not None else None
-        return packed_answer(
+        answer = packed_answer(
             config,
             nodes,
             found.hits,
@@ -230,6 +255,9 @@ class QueryEngine:
             cut_hits=bool(node_ids),
             focus_on=focus_on,
         )
+        if session is not None and memory is not None:
+            record(self.config.db_path, session, memory, answer)
+        return answer
 
     def code_context(
         self,
@@ -316,10 +344,14 @@ def run_query(
     *,
     include_source: bool | SourceMode = False,
     cpg_path: Path | None = None,
+    session: str | None = None,
+    fresh: bool = False,
 ) -> QueryAnswer:
     """One query against ``config.db_path``, with a fresh engine."""
     engine = QueryEngine(config, one_shot=True)
     try:
-        return engine.query(text, node_ids, include_source=include_source, cpg_path=cpg_path)
+        return engine.query(
+            text, node_ids, include_source=include_source, cpg_path=cpg_path, session=session, fresh=fresh
+        )
     finally:
         engine.close()
