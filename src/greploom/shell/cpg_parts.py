@@ -36,6 +36,7 @@ from greploom.core.context import USED_EDGE_KINDS
 from greploom.core.cpg import CpgData
 from greploom.core.freshness import FileStamp
 from greploom.shell.cpg_stream import CpgCollector
+from greploom.shell.freshness import storable
 from greploom.shell.serde import cpg_item_readers, with_valid_text
 
 # Part of every part's identity: a change of what is stored (the format, the
@@ -136,14 +137,14 @@ class PartStore:
 
     def put_many(self, parts: Sequence[tuple[str, str, bytes]]) -> None:
         """Store (file, content key, compressed part) triples in one transaction."""
-        storable = []
+        kept = []
         for file, key, blob in parts:
-            if key and _storable(file):
-                storable.append((file, key, blob))
+            if key and storable(file):
+                kept.append((file, key, blob))
             else:
                 self._transient[file] = blob
         with self._conn:
-            self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)", storable)
+            self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)", kept)
         self.stored_this_run += len(parts)
 
     def digest(self, files: Sequence[str]) -> str:
@@ -188,11 +189,3 @@ class PartStore:
         rows.sort(key=lambda row: tree_order(row[0]))
         for _file, blob in rows:
             yield blob
-
-
-def _storable(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -33,7 +33,7 @@ def stamp_files(root: Path, names: Iterable[str]) -> dict[str, FileStamp]:
     """Size, modification time and sha256 of each file under ``root`` that can be read."""
     out: dict[str, FileStamp] = {}
     for name in names:
-        if not _storable(name):
+        if not storable(name):
             continue  # a name not UTF-8 on disk: indexed escaped, its freshness unknown
         path = root / name
         try:
@@ -46,7 +46,8 @@ def stamp_files(root: Path, names: Iterable[str]) -> dict[str, FileStamp]:
     return out
 
 
-def _storable(name: str) -> bool:
+def storable(name: str) -> bool:
+    """Whether a file name can be stored as text (it is UTF-8 on disk)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
