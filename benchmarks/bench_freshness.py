@@ -145,8 +145,10 @@ def measure(source: Path, label: str, *, searchable_only: bool = False) -> None:
         len(p.read_bytes().splitlines()) for p in tree.rglob("*") if p.is_file() and p.suffix == ".py"
     )
     db = WORK / f"{label}.db"
-    for stale in WORK.glob(f"{label}.db*"):
-        stale.unlink()
+    # Cold means nothing kept: the index, its WAL and lock, the CPG's parts, the sessions.
+    for pattern in (f"{label}.db*", f"{label}.parts.db*", f"{label}.sessions.db*"):
+        for stale in WORK.glob(pattern):
+            stale.unlink()
     (WORK / f"{label}.cpg.json").unlink(missing_ok=True)
     word = word_of(tree)
     print(f"{label}: {source} ({lines:,} lines of Python), query word {word!r}")
