@@ -81,7 +81,7 @@ def server(project: Path, *extra: str, stdio: bool = False) -> Iterator[subproce
     try:
         if "--no-resident" not in extra:
             _wait_for(lambda: _sidecar_pid(project) == proc.pid, "sidecar", proc)
-        else:  # up once it accepts MCP connections
+        if not stdio:  # up once it accepts MCP connections: a signal before that meets uvicorn starting
             _wait_for(lambda: _accepts(port), "MCP port", proc)
         yield proc
     finally:
