@@ -172,17 +172,22 @@ def pack_envelope(
 
 
 def settle_tokens(envelope: Envelope, count: TokenCounter) -> int:
-    """Make ``tokens_used`` state the envelope's own count (it counts itself); return it.
+    """Make ``tokens_used`` state the envelope's own count (it counts itself); return it."""
+    return settle_count(envelope["metadata"], lambda: envelope_tokens(envelope, count))
+
+
+def settle_count(meta: dict[str, Any], measure: Callable[[], int]) -> int:
+    """Make ``meta["tokens_used"]`` state the count of what holds it (``measure``); return it.
 
     The count settles in a step or two (only the number's digits move it);
     should it ever flip between two counts, the stated one only rises from
     then on, so it ends at a ceiling of the true count, never below it.
+    Shared by the JSON envelope, a query's text and a call path's text.
     """
-    meta = envelope["metadata"]
     seen: set[int] = set()
     rising = False
     while True:
-        used = envelope_tokens(envelope, count)
+        used = measure()
         if used == meta["tokens_used"] or (rising and used <= meta["tokens_used"]):
             return int(meta["tokens_used"])
         rising = rising or used in seen

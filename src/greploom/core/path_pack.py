@@ -33,6 +33,7 @@ from greploom.core.envelope import (
     envelope_tokens,
     in_place,
     packing_counts,
+    settle_count,
     settle_tokens,
 )
 from greploom.core.path_render import Step
@@ -154,17 +155,9 @@ def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
 
 
 def _settle_text(meta: dict[str, Any], packing: Packing, count: TokenCounter) -> tuple[str, int]:
-    """The text with ``tokens_used`` stating its own count (as greploom.shell.answer settles a query's)."""
-    seen: set[int] = set()
-    rising = False
-    while True:
-        text = _compose(meta, packing)
-        used = count(text)
-        if used == meta["tokens_used"] or (rising and used <= meta["tokens_used"]):
-            return text, int(meta["tokens_used"])
-        rising = rising or used in seen
-        seen.add(used)
-        meta["tokens_used"] = max(used, meta["tokens_used"]) if rising else used
+    """The text with ``tokens_used`` stating its own count (as a query's text settles it)."""
+    used = settle_count(meta, lambda: count(_compose(meta, packing)))
+    return _compose(meta, packing), used
 
 
 def pack_path_text(

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from greploom.core.budget import Packing, smallest_budget
-from greploom.core.envelope import PackedEnvelope, packing_counts
+from greploom.core.envelope import PackedEnvelope, packing_counts, settle_count
 from greploom.core.errors import UsageError
 from greploom.core.expand import ExpandedNode
 from greploom.core.focus import FocusQuery
@@ -209,22 +209,9 @@ def pack_text(
 
 
 def _settle(meta: dict[str, Any], packing: Packing, count: TokenCounter) -> tuple[str, int]:
-    """The composed text with ``tokens_used`` stating its own count, and the count it states.
-
-    The count settles in a step or two (only its digits move it); were it
-    to flip between two counts, the stated one only rises from then on,
-    ending at a ceiling of the true count.
-    """
-    seen: set[int] = set()
-    rising = False
-    while True:
-        text = _compose(meta, packing)
-        used = count(text)
-        if used == meta["tokens_used"] or (rising and used <= meta["tokens_used"]):
-            return text, int(meta["tokens_used"])
-        rising = rising or used in seen
-        seen.add(used)
-        meta["tokens_used"] = max(used, meta["tokens_used"]) if rising else used
+    """The composed text with ``tokens_used`` stating its own count, and the count it states."""
+    used = settle_count(meta, lambda: count(_compose(meta, packing)))
+    return _compose(meta, packing), used
 
 
 def _compose(meta: Mapping[str, Any], packing: Packing) -> str:
