@@ -37,11 +37,11 @@ from pydantic import Field
 
 import greploom
 from greploom.core.errors import GreploomError
-from greploom.shell import mcp_trace
+from greploom.shell import mcp_code, mcp_related, mcp_trace
 from greploom.shell.mcp_service import GreploomService, ServeSettings
 
-# The tools' shared types live in greploom.shell.mcp_types; re-exported here, where the
-# tools in their own modules (greploom.shell.mcp_code, greploom.shell.mcp_related) take them.
+# The tools' shared types live in greploom.shell.mcp_types; re-exported here for the
+# names importable from this module before the split.
 from greploom.shell.mcp_types import (
     ENVELOPE_SCHEMA,
     INDEX_SCHEMA,
@@ -267,11 +267,6 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         return ToolResult(
             content=[TextContent(type="text", text=result["summary"])], structured_content=result
         )
-
-    from greploom.shell import (
-        mcp_code,
-        mcp_related,
-    )  # they take the types re-exported above: after this loads
 
     mcp_code.register(mcp, service, run)
     mcp_related.register(mcp, service, run)

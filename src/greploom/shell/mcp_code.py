@@ -17,15 +17,13 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from greploom.shell.code_context import MAX_CODE_BYTES, CodePlace
-
-# Imported by build_server once greploom.shell.mcp is loaded, so its types are there to take.
-from greploom.shell.mcp import (
+from greploom.shell.mcp_service import GreploomService
+from greploom.shell.mcp_types import (
     ENVELOPE_SCHEMA,
     READ_ONLY,
     Budget,
     Code,
     DbPath,
-    GreploomService,
     answer_result,
     source_mode_of,
 )

@@ -15,16 +15,14 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from greploom.shell.config import MAX_TOP_K
-
-# Imported by build_server once greploom.shell.mcp is loaded, so its types are there to take.
-from greploom.shell.mcp import (
+from greploom.shell.mcp_service import GreploomService
+from greploom.shell.mcp_types import (
     ENVELOPE_SCHEMA,
     MAX_NODE_ID_CHARS,
     READ_ONLY,
     Budget,
     Code,
     DbPath,
-    GreploomService,
     answer_result,
     source_mode_of,
 )
