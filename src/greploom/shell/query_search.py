@@ -22,7 +22,7 @@ stands after the search, for the caller to keep.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import attrs
@@ -119,7 +119,8 @@ def search_query(
     located = list(dict.fromkeys(key for _, keys in placed for key in keys))
     pointed = tuple((k, p.line) for p, keys in placed if p.line is not None for k in keys)
     # A module found by a name it binds at its top level shows that assignment's line.
-    pointed += tuple(store.module_name_lines(query.symbols[:NAMED_SYMBOLS]))
+    bound = store.module_name_lines(query.symbols[:NAMED_SYMBOLS])
+    pointed += tuple(bound)
     candidates, mode, error = search_index(
         store,
         query,
@@ -128,6 +129,7 @@ def search_query(
         embedder=embedder,
         embedder_error=embedder_error,
         located=located,
+        binding={key for key, _line in bound},
         by_name=by_name,
     )
     g = 0.0
@@ -147,6 +149,7 @@ def search_index(
     embedder: Embedder | None,
     embedder_error: str | None,
     located: Sequence[str] | None = None,
+    binding: Collection[str] | None = None,
     by_name: bool = False,
 ) -> tuple[list[SearchHit], str, str | None]:
     """Ranked candidates (all of them with signals, top-k plain), the search mode, the embedder's error.
@@ -163,7 +166,7 @@ def search_index(
     def search(with_embedder: Embedder | None) -> list[SearchHit]:
         if ranking == "plain":
             return hybrid_search(store, query, top_k, with_embedder)
-        return ranked_search(store, query, CANDIDATES, with_embedder, located=located)
+        return ranked_search(store, query, CANDIDATES, with_embedder, located=located, binding=binding)
 
     if embedder is not None:
         try:

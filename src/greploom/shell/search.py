@@ -9,7 +9,7 @@ is the query use case's job.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import attrs
 
@@ -76,6 +76,7 @@ def ranked_search(
     embedder: Embedder | None = None,
     *,
     located: Sequence[str] | None = None,
+    binding: Collection[str] | None = None,
 ) -> list[SearchHit]:
     """Candidates from both backends and the name lookup (``limit`` each), re-ranked with signals.
 
@@ -83,8 +84,9 @@ def ranked_search(
     the score distribution decide. ``text``: the query as read
     (greploom.core.query), or its text, read here. ``located``: the keys
     the query's places point at, when the caller has looked them up
-    (``IndexStore.locate``); looked up here otherwise. Raises :class:`EmbedderError` when the
-    embedder fails.
+    (``IndexStore.locate``); looked up here otherwise. ``binding``: the modules that
+    bind a named symbol at their top level (``IndexStore.module_name_lines``), likewise.
+    Raises :class:`EmbedderError` when the embedder fails.
     """
     query = as_query(text)
     if query.kind is QueryKind.NATURAL:
@@ -94,12 +96,13 @@ def ranked_search(
     lexical = [k for k, _ in store.search_lexical(query.match, limit)]
     query_vector = embedder.embed_query(query.text) if embedder else None
     vector = [k for k, _ in store.search_vector(query_vector, limit)] if query_vector is not None else []
+    described = store.describe(set(lexical) | set(vector))
     if query.kind is QueryKind.NATURAL:  # tests crowding a list: that backend is asked deeper
         words = functools.partial(store.search_lexical, query.match)
-        lexical = _product_deeper(store, lexical, query, words, limit)
+        lexical = _product_deeper(store, lexical, described, query, search=words, limit=limit)
         if query_vector is not None:
             deeper = functools.partial(store.search_vector, query_vector)
-            vector = _product_deeper(store, vector, query, deeper, limit)
+            vector = _product_deeper(store, vector, described, query, search=deeper, limit=limit)
     # The definitions the query names, looked up by name: BM25 alone can miss
     # them (the symbol query `Flask` did not find class Flask in its top 30:
     # the word is in most of flask's rows, so its IDF is nil, and the class's
@@ -108,12 +111,13 @@ def ranked_search(
     # The definitions the query's places point at (`adapters.py:412`, a traceback).
     if located is None:
         located = store.definitions_at(query.places)
-    binding = {key for key, _line in store.module_name_lines(query.symbols[:NAMED_SYMBOLS])}
+    if binding is None:
+        binding = {key for key, _line in store.module_name_lines(query.symbols[:NAMED_SYMBOLS])}
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
     loc_rank = {k: i for i, k in enumerate(located, start=1)}
-    described = store.describe(set(lexical) | set(vector) | set(named) | set(located))
+    _describe_more(store, described, [*named, *located])
     candidates = [
         Candidate(
             key,
@@ -138,18 +142,29 @@ def ranked_search(
 def _product_deeper(
     store: IndexStore,
     shallow: list[str],
+    described: dict[str, tuple[str, str, str, str]],
     query: Query,
+    *,
     search: Callable[[int], list[tuple[str, float]]],
     limit: int,
 ) -> list[str]:
     """A backend's list, fetched deeper for product code when tests and the like crowd it
-    (greploom.core.candidate_pool); as it was otherwise."""
-    files = store.describe(shallow)
-    if not crowded([files[k][2] for k in shallow if k in files], query.words):
+    (greploom.core.candidate_pool); as it was otherwise. ``described``: what is known of
+    the candidates (``IndexStore.describe``), completed with the deeper ones."""
+    if not crowded([described[k][2] for k in shallow if k in described], query.words):
         return shallow
     deep = [k for k, _ in search(limit * DEEPER)]
-    described = store.describe(deep)
+    _describe_more(store, described, deep)
     return deepen(shallow, [(k, described[k][2]) for k in deep if k in described], limit, query.words)
+
+
+def _describe_more(
+    store: IndexStore, described: dict[str, tuple[str, str, str, str]], keys: Sequence[str]
+) -> None:
+    """Add to ``described`` the keys it lacks (one lookup for them all)."""
+    missing = [k for k in dict.fromkeys(keys) if k not in described]
+    if missing:
+        described.update(store.describe(missing))
 
 
 def namesakes(store: IndexStore, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:
