@@ -16,16 +16,17 @@ The query, code-context and related use cases all end here, through
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from greploom.core.envelope import PackedEnvelope, pack_envelope
+from greploom.core.envelope import pack_envelope
 from greploom.core.expand import ExpandedNode, NodeContext, expand_hits
 from greploom.core.focus import FocusQuery
 from greploom.core.freshness import mark_stale
 from greploom.core.render import SourceMode
-from greploom.shell.answer import QueryAnswer, TextAnswer, pack_text
+from greploom.shell.answer import QueryAnswer, pack_text
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.freshness import changed_files
 from greploom.shell.ports import TokenCounter
@@ -79,27 +80,10 @@ def packed_answer(
     if not nodes:
         meta["note"] = "no code matched; try other words, a symbol name, or `greploom status`"
 
-    def text_at(budget: int) -> TextAnswer | None:
-        return pack_text(
-            meta,
-            nodes,
-            budget,
-            count,
-            include_source=include_source,
-            cut_hits=cut_hits,
-            focus_on=focus_on,
-        )
-
-    def json_at(budget: int) -> PackedEnvelope | None:
-        return pack_envelope(
-            meta,
-            nodes,
-            budget,
-            count,
-            include_source=include_source,
-            cut_hits=cut_hits,
-            focus_on=focus_on,
-        )
+    # Each form packed to a budget when first asked for (QueryAnswer calls these with one).
+    settings: dict[str, Any] = {"include_source": include_source, "cut_hits": cut_hits, "focus_on": focus_on}
+    text_at = functools.partial(pack_text, meta, nodes, count=count, **settings)
+    json_at = functools.partial(pack_envelope, meta, nodes, count=count, **settings)
 
     return QueryAnswer(
         nodes=nodes,

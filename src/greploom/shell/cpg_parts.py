@@ -77,7 +77,6 @@ class PartStore:
         self.path = path
         self.identity = f"{PARTS_FORMAT};treeloom {treeloom_version}"
         self.reset_reason: str | None = None  # why the stored parts were dropped, when they were
-        self.stored_this_run = 0
         # Parts of files whose names SQLite cannot hold (not UTF-8 on disk): built on every run.
         self._transient: dict[str, bytes] = {}
         self._conn = self._open()
@@ -145,7 +144,6 @@ class PartStore:
                 self._transient[file] = blob
         with self._conn:
             self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)", kept)
-        self.stored_this_run += len(parts)
 
     def digest(self, files: Sequence[str]) -> str:
         """One hash of what the parts of ``files`` were built from (the CPG's identity for a run)."""

@@ -299,17 +299,23 @@ def _build_parts(
     say = (progress or _quiet) if todo else _quiet  # nothing to build: no stage to show
     say("building the CPG", 0, len(todo))
     batch: list[tuple[str, str, bytes]] = []
+    stored = 0
+
+    def flush() -> None:
+        nonlocal stored
+        parts.put_many(batch)
+        stored += len(batch)
+        batch.clear()
+        say("building the CPG", stored, len(todo))
 
     def done(built: Built) -> None:
         batch.append((built.file, content_key(stamps.get(built.file)) or "", built.part or EMPTY_PART))
-        if len(batch) >= PART_BATCH or len(batch) + parts.stored_this_run == len(todo):
-            parts.put_many(batch)
-            batch.clear()
-            say("building the CPG", parts.stored_this_run, len(todo))
+        if len(batch) >= PART_BATCH:
+            flush()
 
     build_parts(source, todo, (k.value for k in USED_EDGE_KINDS), done)
     if batch:
-        parts.put_many(batch)
+        flush()
     return parts.digest(files)
 
 
