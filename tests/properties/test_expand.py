@@ -5,15 +5,21 @@ Laws:
 1. Hits have relevance 1.0 and relationship ``hit``.
 2. Relevance never rises with hops: a node is never more relevant than the
    node it was reached from, and equals that relevance times the edge weight.
-3. Imports and parameters are never expanded further.
+3. Imports, parameters and a code node's docs (``documented_by``) are never
+   expanded further.
 4. Depth 0 gives exactly the hits.
 5. The result (keys, relevance, relationship, hops) does not depend on the
    order of the hits.
 6. More depth never lowers a node's relevance nor loses a node (metamorphic).
+
+The graphs are programs' (tests.properties.strategies) with doc sections
+linked to their code both ways (``mentions``, ``documented_by``), so the
+laws hold for those edges too.
 """
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,7 +30,9 @@ from greploom.core.expand import (
     RELEVANCE,
     ExpandedNode,
     NodeContext,
+    NodeRef,
     Relationship,
+    StructuralContext,
     expand_hits,
 )
 from greploom.core.keys import node_identities
@@ -37,9 +45,31 @@ def _graph(program: Program) -> dict[str, NodeContext]:
     return {c.ref.key: c for c in resolve_contexts(graph, idents, {})}
 
 
+def _with_docs(draw: st.DrawFn, graph: dict[str, NodeContext]) -> dict[str, NodeContext]:
+    """Doc sections naming some of the code (``mentions``), each named code ``documented_by`` them:
+    the links greploom.core.mentions makes, as the other edges, under the same laws."""
+    code = sorted(graph)
+    if not code:
+        return graph
+    out = dict(graph)
+    back: dict[str, list[NodeRef]] = {}
+    for i in range(draw(st.integers(0, 3))):
+        key = f"doc:README.md:README > S{i}"
+        ref = NodeRef(key, f"README > S{i}", "doc", "README.md", 1 + 10 * i)
+        named = draw(st.lists(st.sampled_from(code), unique=True, max_size=3))
+        mentions = tuple(graph[k].ref for k in named)
+        out[key] = NodeContext(ref, ref.name, "a doc section", structure=StructuralContext(mentions=mentions))
+        for k in named:
+            back.setdefault(k, []).append(ref)
+    for k, refs in back.items():
+        ctx = out[k]
+        out[k] = attrs.evolve(ctx, structure=attrs.evolve(ctx.structure, documented_by=tuple(refs)))
+    return out
+
+
 @st.composite
 def graphs_with_hits(draw: st.DrawFn) -> tuple[dict[str, NodeContext], list[str]]:
-    graph = _graph(draw(programs))
+    graph = _with_docs(draw, _graph(draw(programs)))
     keys = sorted(graph)
     hits = draw(st.lists(st.sampled_from(keys), unique=True, max_size=4)) if keys else []
     return graph, hits

@@ -56,7 +56,7 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     for name, function in {**KEPT, **LEFT_OUT}.items():
         _write(root, name, function)
-    (root / "README.md").write_text("not code: never counted\n")
+    (root / "README.md").write_text("not code: never counted among the files left out\n")
     (root / ".gitignore").write_text("# local files\n/scratch/\n*_local.py\n")
     (root / "app" / ".gitignore").write_text("generated.py\n!settings_local.py\n")
     (root / ".greploomignore").write_text("examples/\n")
@@ -248,5 +248,6 @@ def test_index_code_takes_exclude(project: Path) -> None:
     assert done["notes"][0].startswith(
         "left out 10 files: 3 by .gitignore, 1 by .greploomignore, 2 by --exclude"
     )
-    assert done["total"] == 2 * len(KEPT)  # a module and a function per kept file
+    # A module and a function per kept file, and the README's one doc section.
+    assert done["total"] == 2 * len(KEPT) + 1
     assert vendored["notes"][0] == "left out 4 files: 3 by .gitignore, 1 by .greploomignore"

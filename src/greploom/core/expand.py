@@ -4,11 +4,15 @@ Each hit has relevance 1.0. Walking one edge multiplies relevance by the
 edge's weight:
 
     caller 0.8, callee 0.8, parent class 0.7, parameter 0.6,
-    data source 0.5, import 0.3
+    mentions 0.6, data source 0.5, documented by 0.4, import 0.3
+
+(``mentions``: from a doc or config section to the code or config it names;
+``documented_by``: back, from the code to its docs: greploom.core.mentions.)
 
 A node reached along several paths keeps its highest relevance (the best
 product over paths of at most ``depth`` edges). Imports and parameters are
-leaves: they are shown but never expanded further. Callers are the
+leaves: they are shown but never expanded further, and so are the docs
+reached from code (a doc naming twenty functions is not a path between them). Callers are the
 functions (or modules) enclosing call sites of a node, not the call nodes.
 
 The graph is any mapping from stable key to :class:`NodeContext`: the store
@@ -39,6 +43,8 @@ class Relationship(str, enum.Enum):
     PARAMETER = "parameter"
     DATA_SOURCE = "data_source"
     IMPORT = "import"
+    MENTIONS = "mentions"
+    DOCUMENTED_BY = "documented_by"
 
 
 RELEVANCE = {
@@ -48,8 +54,12 @@ RELEVANCE = {
     Relationship.PARAMETER: 0.6,  # names and types the hit takes
     Relationship.DATA_SOURCE: 0.5,  # functions whose data flows into the hit
     Relationship.IMPORT: 0.3,  # where the names it uses come from
+    # A doc section's subject is the code it names: nearly a parameter's weight. The
+    # docs of a code hit come after its own graph, before the imports.
+    Relationship.MENTIONS: 0.6,
+    Relationship.DOCUMENTED_BY: 0.4,
 }
-LEAF_RELATIONSHIPS = frozenset({Relationship.PARAMETER, Relationship.IMPORT})
+LEAF_RELATIONSHIPS = frozenset({Relationship.PARAMETER, Relationship.IMPORT, Relationship.DOCUMENTED_BY})
 _ORDER = {rel: i for i, rel in enumerate(Relationship)}
 
 
@@ -76,6 +86,10 @@ class StructuralContext:
     data_sources: tuple[NodeRef, ...] = ()
     imports: tuple[NodeRef, ...] = ()
     members: tuple[NodeRef, ...] = ()
+    # Docs and config (greploom.core.mentions): what a section names, and the sections
+    # naming a definition. Added after 0.7; a stored context without them reads as empty.
+    mentions: tuple[NodeRef, ...] = ()
+    documented_by: tuple[NodeRef, ...] = ()
 
     def neighbours(self) -> tuple[tuple[Relationship, NodeRef], ...]:
         """Every neighbour with the relationship it is reached by (members are not walked)."""
@@ -87,6 +101,8 @@ class StructuralContext:
         pairs.extend((Relationship.PARAMETER, r) for r in self.parameters)
         pairs.extend((Relationship.DATA_SOURCE, r) for r in self.data_sources)
         pairs.extend((Relationship.IMPORT, r) for r in self.imports)
+        pairs.extend((Relationship.MENTIONS, r) for r in self.mentions)
+        pairs.extend((Relationship.DOCUMENTED_BY, r) for r in self.documented_by)
         return tuple(pairs)
 
 

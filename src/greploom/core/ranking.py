@@ -18,7 +18,8 @@ ever removed; signals only move candidates.
                 this definition; it also adds 1 / (k + location_rank), and
                 such definitions lead the order, in the places' order
     x penalty = NON_PRODUCT_PENALTY for tests, examples, docs, vendored,
-                generated, compatibility code and type stubs, unless the query
+                generated, compatibility code and type stubs, and for doc and
+                config sections (kinds ``doc``, ``config``), unless the query
                 asks for it
     x decl    = DECLARATION_PENALTY for a type that declares a shape and holds
                 no behaviour (a TypeScript interface or type alias) when a
@@ -59,6 +60,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from greploom.core import legacy
+from greploom.core.doc_files import PROSE_KINDS
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
 from greploom.core.lexical import identifier_parts, identifier_tokens
@@ -150,6 +152,19 @@ _ASKS_FOR: dict[str, frozenset[str]] = {
     "generated": frozenset({"generated", "pb2", "protobuf"}),
     "compat": frozenset({"compat", "compatibility", "legacy", "py2", "six"}),
     "stub": frozenset({"stub", "stubs", "pyi", "typing", "declaration", "declarations"}),
+    # Docs and config sections (kinds doc and config: greploom.core.doc_files), by what
+    # a question about them says: where it is written, how to set up, run or configure.
+    "prose": frozenset(
+        {
+            "doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "manual",
+            "howto", "faq", "runbook", "playbook", "changelog", "release", "notes", "instructions",
+            "install", "installation", "installing", "setup", "configure", "configuration",
+            "config", "configured", "setting", "settings", "deploy", "deployment", "deployed",
+            "host", "hosts", "inventory", "environment", "env", "docker", "dockerfile", "compose",
+            "container", "ci", "workflow", "pipeline", "yaml", "toml", "ini", "pyproject",
+            "license", "contributing", "section", "say", "says",
+        }
+    ),
 }
 
 
@@ -290,7 +305,8 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if candidate.location_rank > 0:
         score *= LOCATION_BOOST
         signals.append(("location", LOCATION_BOOST))
-    category = path_category(candidate.file)
+    # A doc or config section is not product code: demoted like a test, unless asked for.
+    category = "prose" if candidate.kind in PROSE_KINDS else path_category(candidate.file)
     # A place the query points at asks for its code, test or not.
     if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
         score *= NON_PRODUCT_PENALTY

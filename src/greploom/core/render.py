@@ -77,6 +77,18 @@ LANGUAGES = {
     ".cs": "csharp",
     ".php": "php",
     ".swift": "swift",
+    # Docs and config (greploom.core.doc_files).
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "rst",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".json": "json",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".sh": "bash",
+    ".bash": "bash",
 }
 _TICKS = re.compile(r"`+")
 
@@ -93,6 +105,9 @@ class Detail(str, enum.Enum):
 
 
 LEAF_KINDS = frozenset({"parameter", "import"})  # shown as header plus one line
+# How a neighbour relates to the node it was reached from, where "{relationship} of" misreads:
+# code a doc section names is "named in" it; the section is the code's documentation.
+_RELATION_PHRASE = {Relationship.MENTIONS: "named in", Relationship.DOCUMENTED_BY: "documents"}
 
 
 class SourceMode(str, enum.Enum):
@@ -163,16 +178,16 @@ def render_block(
         return lines[0]
     if detail is not None:
         include_source = detail is Detail.FULL
-    relation = node.relationship.value.replace("_", " ")
+    relation = _RELATION_PHRASE.get(node.relationship, node.relationship.value.replace("_", " ") + " of")
     if ref.kind in LEAF_KINDS:  # a parameter or import: one line says it all
-        tail = f" ({relation} of {via_name})" if via_name else ""
+        tail = f" ({relation} {via_name})" if via_name else ""
         lines.append(f"{node.summary}{tail}")
         return "\n".join(lines)
     if node.summary:
         lines.append(node.summary)
     lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
     if node.relationship is not Relationship.HIT and via_name:
-        lines.append(f"{relation} of {via_name}")
+        lines.append(f"{relation} {via_name}")
     if include_source and node.source:
         fence = fence_for(node.source)
         lines.append(f"{fence}{language_of(ref.file)}")
@@ -321,12 +336,18 @@ def structure_json(structure: StructuralContext, cap: int | None = None) -> dict
         "imports": [_ref_json(r) | {"detail": r.detail} for r in structure.imports],
         "members": [_ref_json(r) for r in structure.members],
     }
+    # Docs and config links (greploom.core.mentions), added after 0.7: present only when
+    # the node has some, so an answer about code alone pays no token for them.
+    for name in ("mentions", "documented_by"):
+        if refs := getattr(structure, name):
+            lists[name] = [_ref_json(r) for r in refs]
     out: dict[str, Any] = {}
     for name in ("callers", "callees", "parameters"):
         out[name] = lists[name]
     out["parent_class"] = _ref_json(structure.parent_class) if structure.parent_class else None
-    for name in ("data_sources", "imports", "members"):
-        out[name] = lists[name]
+    for name in ("data_sources", "imports", "members", "mentions", "documented_by"):
+        if name in lists:
+            out[name] = lists[name]
     if cap is not None:
         for name, items in lists.items():
             if len(items) > cap:

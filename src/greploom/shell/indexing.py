@@ -31,6 +31,7 @@ from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.cpg_parts import EMPTY_PART, PART_BATCH, PartStore, content_key, parts_path
+from greploom.shell.doc_rows import doc_rows
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
 from greploom.shell.freshness import stamp_files
@@ -152,6 +153,11 @@ def _index_gathered(
     )
     del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
     say("reading the CPG", 1, 1)
+    if selection is not None:
+        rows, doc_texts, docs = doc_rows(selection.root, selection.docs, config.tier, rows)
+        embed_texts = {**embed_texts, **doc_texts}
+        warnings = (*warnings, *docs.warnings())
+        notes = (*notes, *docs.notes(selection.secret_files))
     warnings = (*built_warnings, *warnings)
     notes = (*left_out, *notes)
     if source.is_dir() and not rows:
@@ -261,7 +267,7 @@ def _gather_cpg(
     if source.is_dir():
         selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
         files_digest = sources_digest(selection)
-        stamps = stamp_files(selection.root, selection.files)
+        stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
         parsed = treeloom_files(selection)
         db_path = config.db_path
         db_path.with_name(db_path.stem + ".cpg.json").unlink(missing_ok=True)  # what greploom < 0.7 kept
@@ -280,7 +286,7 @@ def _gather_cpg(
     if not source_root.is_dir():
         raise UsageError(f"the source root {source_root} is not a directory")
     selection = select_sources(source_root)
-    stamps = stamp_files(selection.root, selection.files)
+    stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
     return Gathered(source, (), selection, stamps, sources_digest(selection), None)
 
 

@@ -21,7 +21,9 @@ from pathlib import Path
 
 import attrs
 
+from greploom.core.doc_files import doc_format
 from greploom.core.ignore import IGNORE_FILES, OUTPUT_DIRS, IgnoreRules, Reason, left_out_line
+from greploom.core.secrets import secret_file
 from greploom.core.spans import FAMILIES
 from greploom.shell.outline import OUTLINED
 
@@ -47,6 +49,10 @@ class SourceSet:
     left_out: tuple[tuple[Reason, int], ...] = ()  # files each rule left out (none counted 0)
     vendored: tuple[str, ...] = ()  # the vendored or built folders and files left out, as named
     rules: str = ""  # fingerprint of the rules that chose the files
+    # Doc and config files the same rules kept (greploom.core.doc_files), relative, sorted;
+    # and how many secret files (.env, keys: greploom.core.secrets) were left unread.
+    docs: tuple[str, ...] = ()
+    secret_files: int = 0
 
     def note(self) -> str | None:
         """One line on what was left out (None: nothing)."""
@@ -65,6 +71,8 @@ def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored:
     found: list[str] = []
     counts: dict[Reason, int] = {}
     vendored: list[str] = []
+    docs: list[str] = []
+    secrets = 0
 
     def leave_out(why: Reason, count: int, shown: str) -> None:
         if count:
@@ -94,6 +102,10 @@ def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored:
         dirs[:] = kept
         for name in files:
             if suffix(name) not in CODE_SUFFIXES:
+                if secret_file(name):
+                    secrets += 1
+                elif doc_format(name) is not None and rules.reason(prefix + name, is_dir=False) is None:
+                    docs.append(prefix + name)
                 continue
             why = rules.reason(prefix + name, is_dir=False)
             if why is None:
@@ -106,6 +118,8 @@ def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored:
         tuple((why, counts[why]) for why in Reason if why in counts),
         tuple(vendored),
         rules.fingerprint,
+        tuple(sorted(docs)),
+        secrets,
     )
 
 
@@ -152,7 +166,7 @@ def sources_digest(selection: SourceSet | None) -> str:
     if selection is None:
         return ""
     digest = hashlib.sha256(selection.rules.encode())
-    for name in selection.files:
+    for name in (*selection.files, *selection.docs):
         try:
             info = (selection.root / name).stat()
         except OSError:

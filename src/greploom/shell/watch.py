@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from greploom.core.doc_files import doc_format
 from greploom.core.errors import GreploomError, IndexBusyError
 from greploom.shell.atomic import write_json
 from greploom.shell.config import GrepLoomConfig
@@ -134,10 +135,16 @@ class Watcher:
         parts = changed.relative_to(self.directory).parts if changed.is_relative_to(self.directory) else ()
         if any(part in self._skipped for part in parts):
             return False
-        # Only files a run can read, and the rules choosing them; a path without a suffix
-        # may be a folder (renamed, deleted). Build outputs (.o, .pyc, .log, ...) start no run.
+        # Only files a run can read (code, docs and config), and the rules choosing them; a path
+        # without a suffix may be a folder (renamed, deleted). Build outputs (.o, .pyc, .log, ...)
+        # start no run.
         kind = suffix(changed.name)
-        return kind in CODE_SUFFIXES or changed.name in IGNORE_FILES or not kind
+        return (
+            kind in CODE_SUFFIXES
+            or doc_format(changed.name) is not None
+            or changed.name in IGNORE_FILES
+            or not kind
+        )
 
     def _refresh(self, changed: int) -> None:
         from greploom.shell.indexing import run_index

@@ -1,0 +1,232 @@
+"""The rows of a source directory's docs and config files, linked to its code.
+
+An index run of a directory reads its Markdown, reStructuredText and config
+files (the walk chose them: greploom.shell.source_files) beside the code:
+
+1. each file is read (a secret file never is: the walk skipped it), larger
+   ones than its format's bound, binary and minified ones skipped and
+   counted;
+2. secret-shaped values are masked before anything else sees the text
+   (greploom.core.secrets), so no parser, search column, vector or stored
+   source ever holds them;
+3. its parser finds the headings and code spans (greploom.shell.doc_parse)
+   and the core cuts it into sections (greploom.core.doc_sections), each a
+   row of kind ``doc`` or ``config`` with its stable key, summary and hash;
+4. the names each section holds are linked to the code's definitions and
+   the config's sections (greploom.core.mentions): ``mentions`` on the
+   section, ``documented_by`` on what it names.
+
+Docs are re-read by every run that is not skipped as unchanged: they are
+small beside the code (flask's 81 reStructuredText files: see the note in
+``DocReport``), and their hashes keep the embeddings of sections that did
+not change, as for code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from greploom.core.doc_files import CONFIG_KIND, DocFormat, doc_format, doc_kind, document_name, max_bytes
+from greploom.core.doc_sections import SEPARATOR, DocSection, doc_sections, section_keys
+from greploom.core.doc_summary import doc_summary
+from greploom.core.expand import NodeRef, StructuralContext
+from greploom.core.hashing import content_hash
+from greploom.core.mentions import Target, documented_by, named_in, resolve_mentions
+from greploom.core.secrets import mask_secrets
+from greploom.core.summary import Tier
+from greploom.shell.doc_parse import parse_doc
+from greploom.shell.schema import NodeRow
+from greploom.shell.source_files import read_file, unusual_file
+
+# A config file of at most this many lines answers as one section: a 30-line
+# docker-compose.yml is one answer, not six pieces of five lines.
+WHOLE_CONFIG_LINES = 40
+
+
+@attrs.frozen
+class DocReport:
+    """What reading the docs and config did, for the run's notes and warnings."""
+
+    files: int = 0  # read and indexed
+    sections: int = 0
+    masked: int = 0  # secret-shaped values masked
+    too_large: tuple[str, ...] = ()
+    unusual: tuple[tuple[str, str], ...] = ()  # (file, why): binary, minified
+    refused: tuple[str, ...] = ()  # their parser refused them: indexed whole
+    linked: int = 0  # sections that name code or config
+
+    def notes(self, secret_files: int = 0) -> tuple[str, ...]:
+        """One line on the docs and config indexed and what was kept out of them."""
+        if not self.files and not secret_files and not self.too_large:
+            return ()
+        parts = [f"indexed {self.sections} sections of {self.files} doc and config files"]
+        if self.linked:
+            parts.append(f"{self.linked} naming code or config")
+        if self.masked:
+            parts.append(f"masked {self.masked} secret-shaped values")
+        if secret_files:
+            parts.append(f"skipped {secret_files} secret files (.env, keys, credentials), unread")
+        if self.too_large:
+            parts.append(f"skipped {len(self.too_large)} too large: {_listed(self.too_large)}")
+        return ("; ".join(parts),)
+
+    def warnings(self) -> tuple[str, ...]:
+        """Files their parser refused (indexed whole) and files left out unread as unusual."""
+        out = []
+        if self.refused:
+            out.append(
+                f"{len(self.refused)} doc or config files did not parse and are indexed whole: "
+                + _listed(self.refused)
+            )
+        if self.unusual:
+            out.append(
+                f"{len(self.unusual)} doc or config files left out: "
+                + _listed(f"{f} ({why})" for f, why in self.unusual)
+            )
+        return tuple(out)
+
+
+def _listed(items: Iterable[str]) -> str:
+    shown = list(items)
+    head = ", ".join(shown[:3])
+    return head + (f" (+{len(shown) - 3} more)" if len(shown) > 3 else "")
+
+
+@attrs.frozen
+class _Section:
+    key: str
+    kind: str
+    file: str
+    section: DocSection
+    text: str
+    spans: tuple[str, ...]
+
+
+def doc_rows(
+    root: Path, files: Sequence[str], tier: Tier, code_rows: Mapping[str, NodeRow]
+) -> tuple[dict[str, NodeRow], dict[str, str], DocReport]:
+    """Every row of the run, code and docs: the docs' rows added, linked both ways, and their
+    embed texts; the code rows that docs name get their ``documented_by``."""
+    found: list[_Section] = []
+    report = _Counts()
+    for name in files:
+        fmt = doc_format(name)
+        if fmt is None:
+            continue
+        text = _read(root, name, fmt, report)
+        if text is not None:
+            found.extend(_sections(name, fmt, text, report))
+    links = _links(found, code_rows)
+    back = documented_by(links)
+    refs = {s.key: _ref(s) for s in found}
+    code_refs = {k: NodeRef(k, r.name, r.kind, r.file, r.line) for k, r in code_rows.items()}
+    every = {**code_refs, **refs}
+    rows = dict(code_rows)
+    embed_texts: dict[str, str] = {}
+    for s in found:
+        summary, embed = doc_summary(s.kind, s.section.name, s.section.path[-1], s.text)
+        mentioned = tuple(every[k] for k in links.get(s.key, ()) if k in every)
+        named_by = tuple(refs[k] for k in back.get(s.key, ()) if k in refs)
+        rows[s.key] = NodeRow(
+            key=s.key,
+            node_id=s.key,
+            kind=s.kind,
+            name=s.section.path[-1],
+            qualname=s.section.name,
+            file=s.file,
+            line=s.section.first,
+            end_line=s.section.last,
+            summary=summary,
+            content_hash=content_hash(embed, s.text, tier),
+            source=s.text,
+            structure=StructuralContext(mentions=mentioned, documented_by=named_by),
+        )
+        embed_texts[s.key] = embed
+    for key, docs in back.items():
+        row = rows.get(key)
+        if row is not None and key in code_rows:
+            structure = attrs.evolve(row.structure, documented_by=tuple(refs[d] for d in docs))
+            rows[key] = attrs.evolve(row, structure=structure)
+    return rows, embed_texts, report.done(len(found), len(links))
+
+
+@attrs.define
+class _Counts:
+    files: int = 0
+    masked: int = 0
+    too_large: list[str] = attrs.Factory(list)
+    unusual: list[tuple[str, str]] = attrs.Factory(list)
+    refused: list[str] = attrs.Factory(list)
+
+    def done(self, sections: int, linked: int) -> DocReport:
+        return DocReport(
+            self.files,
+            sections,
+            self.masked,
+            tuple(self.too_large),
+            tuple(self.unusual),
+            tuple(self.refused),
+            linked,
+        )
+
+
+def _read(root: Path, name: str, fmt: DocFormat, counts: _Counts) -> str | None:
+    """The file's text with its secret-shaped values masked, or None (counted) when skipped."""
+    raw, why = read_file(root, name)
+    if raw is None:
+        if why is not None:
+            counts.too_large.append(name)
+        return None
+    limit = max_bytes(fmt)
+    if len(raw) > limit:
+        counts.too_large.append(name)
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    unusual = unusual_file(text, raw)
+    if unusual is not None:
+        counts.unusual.append((name, unusual))
+        return None
+    masked, count = mask_secrets(text)
+    counts.masked += count
+    counts.files += 1
+    return masked
+
+
+def _sections(name: str, fmt: DocFormat, text: str, counts: _Counts) -> list[_Section]:
+    parsed = parse_doc(fmt, text)
+    if parsed.refused:
+        counts.refused.append(name)
+    kind = doc_kind(fmt)
+    whole = WHOLE_CONFIG_LINES if kind == CONFIG_KIND else 0
+    cut = doc_sections(text, parsed.headings, document_name(name), whole_lines=whole)
+    keys = section_keys(kind, name, cut)
+    lines = text.splitlines()
+    out = []
+    for key, section in zip(keys, cut, strict=True):
+        body = "\n".join(lines[section.first - 1 : section.last])
+        spans = tuple(s for line, s in parsed.code_spans if section.first <= line <= section.last)
+        out.append(_Section(key, kind, name, section, body, spans))
+    return out
+
+
+def _ref(s: _Section) -> NodeRef:
+    return NodeRef(s.key, s.section.name, s.kind, s.file, s.section.first)
+
+
+def _links(found: Sequence[_Section], code_rows: Mapping[str, NodeRow]) -> dict[str, tuple[str, ...]]:
+    """Each section's links to the definitions and config sections it names."""
+    targets = [Target(k, r.qualname, r.file, r.kind == "module") for k, r in code_rows.items()]
+    # A config section is named by its keys' path: `services.worker`, `tool.ruff`.
+    targets.extend(
+        Target(s.key, ".".join(s.section.path[1:]), s.file)
+        for s in found
+        if s.kind == CONFIG_KIND and len(s.section.path) > 1
+    )
+    named = [(s.key, named_in(s.text, s.spans)) for s in found]
+    return resolve_mentions(named, targets)
+
+
+__all__ = ["SEPARATOR", "DocReport", "doc_rows"]

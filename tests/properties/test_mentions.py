@@ -1,0 +1,104 @@
+"""Docs linked to code (greploom.core.mentions).
+
+Laws:
+
+1. A link's target is among the targets, and never the section itself.
+2. A name two targets answer to links neither: no link is a guess.
+3. A name one target answers to (its dotted name or a dotted suffix of it,
+   written in the text or in a code span) links it.
+4. A section links each target at most once, in order of first mention,
+   at most ``MAX_MENTIONS``.
+5. Every reverse link is a link read backwards, and a target named by at
+   most ``MAX_DOCUMENTED_BY`` sections has them all.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from greploom.core.mentions import (
+    MAX_DOCUMENTED_BY,
+    MAX_MENTIONS,
+    Target,
+    documented_by,
+    named_in,
+    resolve_mentions,
+)
+
+PARTS = st.sampled_from(("shop", "cart", "Cart", "total", "send_order", "net", "Session", "send", "pricing"))
+
+
+@st.composite
+def targets(draw: st.DrawFn) -> list[Target]:
+    dotted = draw(st.lists(st.lists(PARTS, min_size=1, max_size=3).map(".".join), unique=True, max_size=8))
+    return [Target(f"function:f.py:{d}", d, "f.py") for d in dotted]
+
+
+@st.composite
+def sections(draw: st.DrawFn, names: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    pool = st.sampled_from(names) if names else st.just("nothing_here")
+    count = draw(st.integers(0, 4))
+    return [(f"doc:README.md:S{i}", tuple(draw(st.lists(pool, max_size=12)))) for i in range(count)]
+
+
+def _answering(name: str, found: list[Target]) -> list[Target]:
+    return [t for t in found if t.dotted == name or t.dotted.endswith("." + name)]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[list[Target], list[tuple[str, tuple[str, ...]]]]:
+    found = draw(targets())
+    names = sorted({".".join(t.dotted.split(".")[i:]) for t in found for i in range(3)} - {""})
+    return found, draw(sections(names))
+
+
+Case = tuple[list[Target], list[tuple[str, tuple[str, ...]]]]
+
+
+@given(cases())
+def test_links_are_to_targets_and_never_guesses(case: Case) -> None:
+    """Laws 1, 2 and 3."""
+    found, secs = case
+    keys = {t.key for t in found}
+    links = resolve_mentions(secs, found)
+    for key, names in secs:
+        linked = links.get(key, ())
+        assert set(linked) <= keys and key not in linked
+        expected: list[str] = []
+        for name in names:
+            answering = _answering(name, found)
+            if len(answering) == 1 and len(name.replace(".", "")) >= 3 and answering[0].key not in expected:
+                expected.append(answering[0].key)
+        assert list(linked) == expected[:MAX_MENTIONS]
+
+
+@given(cases())
+def test_each_target_once_in_order(case: Case) -> None:
+    """Law 4."""
+    found, secs = case
+    for linked in resolve_mentions(secs, found).values():
+        assert len(set(linked)) == len(linked) <= MAX_MENTIONS
+
+
+@given(cases())
+def test_reverse_links_are_the_links(case: Case) -> None:
+    """Law 5."""
+    found, secs = case
+    links = resolve_mentions(secs, found)
+    back = documented_by(links)
+    pairs = {(doc, t) for doc, ts in links.items() for t in ts}
+    assert {(doc, t) for t, docs in back.items() for doc in docs} <= pairs
+    for target in {t for _, t in pairs}:
+        naming = {doc for doc, t in pairs if t == target}
+        if len(naming) <= MAX_DOCUMENTED_BY:
+            assert set(back[target]) == naming
+
+
+@given(st.sampled_from(("Session.send", "shop.cart.Cart", "send_order", "Cart")), st.booleans())
+def test_names_in_text_and_code_spans(name: str, in_span: bool) -> None:
+    """What a section names: code spans whole, and in prose what cannot be a word."""
+    text = f"Read this: {'it' if in_span else name}() in the docs."
+    found = named_in(text, [name] if in_span else [])
+    assert name in found
+    assert "Read" not in found and "docs" not in found
