@@ -9,6 +9,10 @@ Laws:
 4. A ``!`` rule keeps a vendored path; without one, vendored paths are left out
    unless the run includes them.
 5. The left-out line counts every file once, and says nothing when nothing is left out.
+6. With ``include`` patterns a kept file matches one of them; one matching none is left out
+   as not included, while a file an earlier rule leaves out keeps that rule's reason.
+7. With ``within`` (a collection's paths), a path outside them is outside, never counted as
+   left out by a rule; a folder on the way to one is entered.
 """
 
 from __future__ import annotations
@@ -79,3 +83,31 @@ def test_the_left_out_line_counts_every_file(counts: dict[Reason, int], vendored
     parts = line.split(": ", 1)[1]
     assert sum(int(part.split(" ", 1)[0]) for part in parts.split(", ") if part[:1].isdigit()) == total
     assert ("--include-vendored" in line) == bool(counts.get(Reason.VENDORED))
+
+
+@given(PATHS)
+def test_include_keeps_only_matching_files(path: str) -> None:
+    """Law 6: ``include = ["*.py"]`` indexes Python files alone, and folders are still walked."""
+    rules = IgnoreRules.create(["*.rs"], include=["*.py"])
+    why = rules.reason(path, is_dir=False)
+    if path.endswith(".rs"):
+        assert why is Reason.EXCLUDE
+    elif path.endswith(".py"):
+        assert why is None
+    else:
+        assert why is Reason.NOT_INCLUDED
+    for depth in range(1, path.count("/") + 1):
+        assert rules.reason("/".join(path.split("/")[:depth]), is_dir=True) is None
+
+
+@given(PATHS, st.lists(PLAIN, min_size=1, max_size=2))
+def test_within_keeps_the_walk_to_the_paths(path: str, place: list[str]) -> None:
+    """Law 7: a collection of `src` and `lib` sees nothing of the folders beside them."""
+    within = "/".join(place)
+    rules = IgnoreRules.create(within=[within, "zz"])
+    inside = path.startswith(within + "/")
+    assert (rules.reason(path, is_dir=False) is None) == inside
+    if not inside:
+        assert rules.reason(path, is_dir=False) is Reason.OUTSIDE
+    for depth in range(1, len(place)):
+        assert rules.reason("/".join(place[:depth]), is_dir=True) is None

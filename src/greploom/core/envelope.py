@@ -47,7 +47,7 @@ import attrs
 from greploom.core.budget import ContextBlock, Packing, Rendering, TokenCounter, pack_blocks
 from greploom.core.expand import ExpandedNode
 from greploom.core.focus import FocusQuery
-from greploom.core.render import Detail, SourceMode, context_blocks, render_json, result_json
+from greploom.core.render import Detail, SourceMode, block_key, context_blocks, render_json, result_json
 
 Envelope = dict[str, Any]
 
@@ -142,11 +142,11 @@ def pack_envelope(
     worst = dict(meta, results=widest, truncated=True, dropped=widest, shortened=widest)
     worst.update(references=widest, stale=widest, tokens_used=budget)
     reserve = envelope_tokens({"metadata": worst, "results": []}, count)
-    stale = frozenset(n.ref.key for n in nodes if n.stale)
+    stale = frozenset(block_key(n) for n in nodes if n.stale)
     if blocks is None:
         room = budget - reserve
         blocks = context_blocks(nodes, include_source, cut_hits, focus_on=focus_on, budget=room, count=count)
-    by_key = {n.ref.key: n for n in nodes}
+    by_key = {block_key(n): n for n in nodes}
 
     def price(block: ContextBlock, rendering: Rendering, cut: bool, first: bool) -> int:
         node = by_key[block.key]

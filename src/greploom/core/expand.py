@@ -137,6 +137,9 @@ class ExpandedNode:
     # The node's file changed since the index read it (greploom.core.freshness): its
     # lines are the indexed ones. Set by the query after expansion; False when unknown.
     stale: bool = False
+    # The collection the node comes from, in an answer over several (greploom.core.federation);
+    # "" for an answer from one index. Its key is only unique within it.
+    collection: str = ""
 
 
 @attrs.frozen

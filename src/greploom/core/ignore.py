@@ -13,6 +13,13 @@ Three kinds of rule decide, in this order:
 3. vendored and built trees (``VENDORED_DIRS``, ``VENDORED_FILES``), unless
    the run includes them.
 
+Two more narrow a run down, for a collection (greploom.core.collections) or
+``--include``: ``within``, the folders (or files) of a collection of several
+paths, outside which nothing is walked or counted; and ``include``
+patterns, which a file the rules above keep must match one of (folders are
+always entered: ``*.py`` may match below any of them). A file left out by
+both is counted by the rules above.
+
 The patterns are git's (``gitignore(5)``), matched by pathspec, the library
 git-style tools use. Paths are POSIX, relative to the source directory; a
 folder is asked with a trailing ``/`` and, when it is left out, nothing under
@@ -54,6 +61,8 @@ class Reason(enum.Enum):
     GREPLOOMIGNORE = "by .greploomignore"
     EXCLUDE = "by --exclude"
     VENDORED = "vendored or built"
+    NOT_INCLUDED = "not matching include"
+    OUTSIDE = "outside the collection's paths"  # not part of the collection: never counted
 
 
 _VENDORED = {  # by a folder's or a file's own name: a folder kept is not judged again by its files
@@ -93,28 +102,30 @@ class IgnoreRules:
     vendored: bool  # whether vendored and built trees are left out
     files: Mapping[str, tuple[tuple[Reason, GitIgnoreSpec], ...]] = attrs.field(factory=dict)
     fingerprint: str = ""  # of everything that decides: patterns, flags, ignore files read
+    include: GitIgnoreSpec | None = None  # a kept file must match one of these (None: no such rule)
+    within: tuple[str, ...] = ()  # the folders or files the walk is kept to (none: all of it)
 
     @classmethod
-    def create(cls, exclude: Sequence[str] = (), *, include_vendored: bool = False) -> IgnoreRules:
-        """The rules before any ignore file is read; a bad ``--exclude`` pattern is a UsageError."""
-        for pattern in exclude:
-            if not pattern.strip() or pattern.lstrip().startswith("#"):
-                raise UsageError(
-                    f"--exclude {pattern!r} is not a pattern: give a glob such as 'gen/' or '*.pb.go'"
-                )
-            if pattern.startswith("!"):
-                raise UsageError(
-                    f"--exclude {pattern!r} would re-include, and --exclude only leaves files out: "
-                    "put `!` lines in a .greploomignore"
-                )
-        spec, bad = _spec(exclude)
-        if bad:
-            raise UsageError(f"--exclude {bad[0]!r} is not a valid gitignore pattern")
+    def create(
+        cls,
+        exclude: Sequence[str] = (),
+        *,
+        include_vendored: bool = False,
+        include: Sequence[str] = (),
+        within: Sequence[str] = (),
+    ) -> IgnoreRules:
+        """The rules before any ignore file is read; a bad ``--exclude`` or ``--include``
+        pattern is a UsageError."""
+        spec = _patterns("--exclude", exclude)
         seed = "\0".join([str(include_vendored), *VENDORED_DIRS, *VENDORED_FILES, "\1", *exclude])
+        if include or within:  # only then: the fingerprints of existing indexes stay the same
+            seed = "\0".join([seed, "\2", *include, "\3", *within])
         return cls(
             exclude=spec,
             vendored=not include_vendored,
             fingerprint=_sha256(seed),
+            include=_patterns("--include", include) if include else None,
+            within=tuple(w.strip("/") for w in within),
         )
 
     def with_file(self, where: str, name: str, text: str) -> IgnoreRules:
@@ -132,6 +143,15 @@ class IgnoreRules:
 
     def reason(self, path: str, *, is_dir: bool) -> Reason | None:
         """Why ``path`` (relative to the source directory) is left out, or None: it is kept."""
+        if self.within and not _within(path, self.within, is_dir=is_dir):
+            return Reason.OUTSIDE
+        why = self._left_out(path, is_dir=is_dir)
+        if why is None and not is_dir and self.include is not None and not self.include.match_file(path):
+            return Reason.NOT_INCLUDED
+        return why
+
+    def _left_out(self, path: str, *, is_dir: bool) -> Reason | None:
+        """Why the exclude patterns, the ignore files or the vendored rule leave ``path`` out."""
         asked = path + "/" if is_dir else path
         if self.exclude.match_file(asked):
             return Reason.EXCLUDE
@@ -148,6 +168,33 @@ class IgnoreRules:
         if self.vendored and _VENDORED[is_dir].match_file(parts[-1] + ("/" if is_dir else "")):
             return Reason.VENDORED
         return None
+
+
+def _patterns(flag: str, patterns: Sequence[str]) -> GitIgnoreSpec:
+    """The spec of ``--exclude`` or ``--include`` patterns; a UsageError for one that is not a pattern."""
+    for pattern in patterns:
+        if not pattern.strip() or pattern.lstrip().startswith("#"):
+            raise UsageError(f"{flag} {pattern!r} is not a pattern: give a glob such as 'gen/' or '*.pb.go'")
+        if pattern.startswith("!"):
+            raise UsageError(
+                f"{flag} {pattern!r} would re-include, and {flag} only "
+                f"{'leaves files out' if flag == '--exclude' else 'keeps files matching it'}: "
+                "put `!` lines in a .greploomignore"
+            )
+    spec, bad = _spec(patterns)
+    if bad:
+        raise UsageError(f"{flag} {bad[0]!r} is not a valid gitignore pattern")
+    return spec
+
+
+def _within(path: str, within: Sequence[str], *, is_dir: bool) -> bool:
+    """Whether ``path`` is one of ``within``, under one, or (a folder) on the way to one."""
+    for place in within:
+        if path == place or path.startswith(place + "/"):
+            return True
+        if is_dir and place.startswith(path + "/"):
+            return True
+    return False
 
 
 def left_out_counts(counts: Mapping[Reason, int], vendored: Sequence[str], limit: int = 3) -> str:

@@ -2,7 +2,7 @@
 
 A block reads::
 
-    ## {relationship}: {kind} {qualname} ({file}:{line}[, stale]) key: {key}
+    ## {relationship}: {kind} {qualname} ({file}:{line}[, stale])[ collection: {name}] key: {key}
     {summary}
     Defined at {file}:{line}[-{end_line}]
     {relationship} of {qualname it was reached from}      (expanded nodes only)
@@ -16,6 +16,11 @@ what they belong to.
 The fence is one backtick longer than the longest backtick run in the
 source (at least three), so source containing fences cannot break out. A
 block shown as a reference is its header line alone.
+
+``collection``: in an answer over several collections (greploom.core.federation),
+the one the node comes from; its key is only unique there, so a block's
+identity in the packing is :func:`block_key`, the collection's name and the key.
+A JSON result then says ``"collection": NAME`` too (absent otherwise).
 
 ``stale``: the node's file changed since the index read it
 (greploom.core.freshness), so the lines shown are the indexed ones.
@@ -160,6 +165,14 @@ def location_text(file: str, line: int, end_line: int | None = None) -> str:
     return f"{file}:{line}"
 
 
+def block_key(node: ExpandedNode, key: str | None = None) -> str:
+    """A node's identity in a packing: its stable key, prefixed with its collection's name in an
+    answer over several (keys are only unique within one). ``key``: another node of the same
+    collection's (a ``via``)."""
+    key = node.ref.key if key is None else key
+    return f"{node.collection}\x1f{key}" if node.collection else key
+
+
 def render_block(
     node: ExpandedNode,
     include_source: bool = False,
@@ -173,7 +186,8 @@ def render_block(
     """
     ref = node.ref
     place = f"{ref.file}:{ref.line}, stale" if node.stale else f"{ref.file}:{ref.line}"
-    lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({place}) key: {ref.key}"]
+    where = f" collection: {node.collection}" if node.collection else ""
+    lines = [f"## {node.relationship.value}: {ref.kind} {node.qualname} ({place}){where} key: {ref.key}"]
     if detail is Detail.REFERENCE:
         return lines[0]
     if detail is not None:
@@ -268,11 +282,11 @@ def context_blocks(
     or a bool for ALL or NONE.
     """
     mode = source_mode(include_source)
-    names = {n.ref.key: n.qualname for n in nodes}
+    names = {block_key(n): n.qualname for n in nodes}
     blocks = []
     hits_seen = 0
     for n in nodes:
-        via = names.get(n.via) if n.via else None
+        via = names.get(block_key(n, n.via)) if n.via else None
         hit = n.relationship is Relationship.HIT and n.ref.kind not in LEAF_KINDS
         code = mode is SourceMode.ALL or (mode is SourceMode.HITS and hit)
         text = render_block(n, code, via)
@@ -296,7 +310,8 @@ def context_blocks(
             fallbacks.append(Rendering(Detail.REFERENCE.value, render_block(n, detail=Detail.REFERENCE)))
         may_cut = hit and cut_hits
         reserved = hit and not cut_hits
-        blocks.append(ContextBlock(n.ref.key, text, n.relevance, label, tuple(fallbacks), may_cut, reserved))
+        block = ContextBlock(block_key(n), text, n.relevance, label, tuple(fallbacks), may_cut, reserved)
+        blocks.append(block)
     return tuple(blocks)
 
 
@@ -375,7 +390,8 @@ def result_json(
     del include_source  # kept for callers; the label says whether the code is shown
     whole = label == Detail.FULL.value and not cut
     cap = 0 if label == Detail.REFERENCE.value else STRUCTURE_CAP
-    return {
+    collection = {"collection": node.collection} if node.collection else {}
+    return collection | {
         "node_id": node.node_id or None,
         "key": node.ref.key,
         "name": node.ref.name,
@@ -404,7 +420,7 @@ def render_json(
     include_source: bool | SourceMode = False,
 ) -> dict[str, Any]:
     """The ``{"metadata", "results"}`` envelope for a packing of ``nodes`` (see :func:`result_json`)."""
-    by_key = {n.ref.key: n for n in nodes}
+    by_key = {block_key(n): n for n in nodes}
     results = [
         result_json(
             by_key[p.block.key], p.text, p.label, cut=p.cut, tokens=p.tokens, include_source=include_source

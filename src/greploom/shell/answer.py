@@ -22,7 +22,7 @@ from greploom.core.envelope import PackedEnvelope, packing_counts, settle_count
 from greploom.core.errors import UsageError
 from greploom.core.expand import ExpandedNode
 from greploom.core.focus import FocusQuery
-from greploom.core.render import SourceMode, assemble_context
+from greploom.core.render import SourceMode, assemble_context, block_key
 from greploom.shell.ports import TokenCounter
 from greploom.shell.search import SearchHit
 
@@ -134,6 +134,8 @@ def header_line(meta: Mapping[str, Any]) -> str:
             what += f" | lexical-only: its summary searched as words ({meta['lexical']})"
     else:
         what = f"{meta['search_mode']} search"
+    if meta.get("collections"):  # an answer over several (greploom.shell.federated)
+        what += " over collections " + ", ".join(c["name"] for c in meta["collections"])
     unknown = f" | unknown: {', '.join(meta['unknown_nodes'])}" if meta.get("unknown_nodes") else ""
     if meta.get("places_not_found"):
         unknown += f" | place not found: {', '.join(meta['places_not_found'])}"
@@ -191,7 +193,7 @@ def pack_text(
     worst = dict(meta, results=widest, tokens_used=budget, truncated=True, dropped=widest)
     worst.update(shortened=widest, references=widest, stale=widest)
     reserve = count(header_line(worst) + "\n\n")
-    stale = frozenset(n.ref.key for n in nodes if n.stale)
+    stale = frozenset(block_key(n) for n in nodes if n.stale)
     while reserve < budget:
         packing = assemble_context(
             nodes, budget, count, include_source, reserve, cut_hits=cut_hits, focus_on=focus_on

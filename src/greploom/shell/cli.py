@@ -31,7 +31,7 @@ from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
 
 import greploom
-from greploom.core.errors import GreploomError
+from greploom.core.errors import GreploomError, UsageError
 from greploom.shell.config import GrepLoomConfig
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def command_config(**overrides: Any) -> GrepLoomConfig:
 
 def run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
     """The configuration of an index run (``index``, ``watch``) from its command's flags."""
-    exclude = flags.get("exclude")
+    exclude, include = flags.get("exclude"), flags.get("include")
     config = command_config(
         db_path=flags.get("db"),
         tier=flags.get("tier"),
@@ -110,6 +110,7 @@ def run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
         embedding_url=flags.get("embedding_url"),
         source_root=flags.get("source_root"),
         exclude=tuple(exclude) if exclude else None,
+        include=tuple(include) if include else None,
         include_vendored=flags.get("include_vendored") or None,
     )
     environ = invocation().environ
@@ -120,10 +121,16 @@ def run_config(flags: Mapping[str, Any]) -> GrepLoomConfig:
     return config
 
 
+CollectionNames = Annotated[list[str] | None, Parameter(name=["--collection", "-c"], negative_iterable=())]
+ConfigFile = Annotated[Path | None, Parameter(name="--config")]
+
+
 @app.command
 def index(
-    path: Path,
+    path: Path | None = None,
     *,
+    collection: CollectionNames = None,
+    config_file: ConfigFile = None,
     db: Path | None = None,
     tier: Tier | None = None,
     provider: Provider | None = None,
@@ -132,10 +139,12 @@ def index(
     embedding_url: str | None = None,
     source_root: Path | None = None,
     exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
+    include: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
     include_vendored: Annotated[bool, Parameter(negative=())] = False,
     force: bool = False,
 ) -> int:
-    """Index a CPG JSON file, or a source directory (built with treeloom first).
+    """Index a CPG JSON file, or a source directory (built with treeloom first), or without PATH
+    the collections a ``greploom.toml`` (or ``[tool.greploom]`` in ``pyproject.toml``) names.
 
     A source directory's ``.gitignore`` files (each for its own folder's subtree, as git
     reads them), its ``.greploomignore`` files (same syntax) and ``--exclude`` decide which
@@ -146,7 +155,13 @@ def index(
     Parameters
     ----------
     path
-        A CPG JSON file written by ``treeloom build``, or a source directory.
+        A CPG JSON file written by ``treeloom build``, or a source directory. Without it: every
+        collection of the nearest config file (here or above), each into its own index.
+    collection
+        Without PATH: index only this collection of the config file (repeatable).
+    config_file
+        Without PATH: the config file naming the collections [default: the nearest
+        ``greploom.toml``, or ``pyproject.toml`` with ``[tool.greploom]``, here or above].
     db
         The index file [default: .greploom/index.db, or GREPLOOM_DB].
     tier
@@ -165,12 +180,21 @@ def index(
     exclude
         For a source directory: leave out the files this pattern matches (gitignore syntax,
         relative to the directory: ``gen/``, ``*.pb.go``, ``/scripts``); repeatable.
+    include
+        For a source directory: index only the files this pattern matches (gitignore syntax:
+        ``*.py``, ``src/**/*.go``); repeatable, a file matching any one is kept.
     include_vendored
         For a source directory: index vendored and built trees too (``vendor/``,
         ``third_party/``, ``node_modules/``, ``dist/``, ``build/``, minified bundles).
     force
         Re-embed every node, e.g. after switching embedders.
     """
+    if path is None:
+        from greploom.shell.cli_collections import index_collections
+
+        return index_collections(locals())
+    if collection or config_file is not None:
+        raise UsageError("-c and --config index a config file's collections: drop PATH, or drop them")
     from greploom.shell.indexing import run_index
 
     config = run_config(locals())

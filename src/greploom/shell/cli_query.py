@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from cyclopts import Parameter
 
 from greploom.core.errors import UsageError
-from greploom.shell.cli import Provider, app, command_config, err, invocation, out
+from greploom.shell.cli import (
+    CollectionNames,
+    ConfigFile,
+    Provider,
+    app,
+    command_config,
+    err,
+    invocation,
+    out,
+)
 
 if TYPE_CHECKING:
     from greploom.core.render import SourceMode
@@ -48,6 +57,8 @@ def query(
     like: str | None = None,
     session: str | None = None,
     fresh: Annotated[bool, Parameter(negative=())] = False,
+    collection: CollectionNames = None,
+    config_file: ConfigFile = None,
 ) -> int:
     """Search the index and print the code that answers TEXT, packed to a token budget.
 
@@ -109,6 +120,12 @@ def query(
         about, and blocks it already received whole come as one-line references.
     fresh
         With --session: forget what the session remembers first (a new topic).
+    collection
+        Search this collection of the config file (repeatable): several are searched as one,
+        one ranking and one budget, each block naming its collection. Instead of --db.
+    config_file
+        The config file naming the collections [default: the nearest ``greploom.toml``, or
+        ``pyproject.toml`` with ``[tool.greploom]``, here or above]; without -c: all of them.
     """
     from greploom.core.envelope import cli_form
     from greploom.core.render import SourceMode
@@ -141,7 +158,16 @@ def query(
     if session is not None and (like is not None or code is not None):
         raise UsageError("--session shapes searches and --node lookups; --like and --code take none")
     engine_for = invocation().engine_for
-    if like is not None:
+    if collection or config_file is not None:
+        if db is not None or cpg is not None or like is not None or code is not None or session is not None:
+            raise UsageError(
+                "-c/--config search a config file's collections; --db, --cpg, --like, --code and "
+                "--session take one index: pass those without -c"
+            )
+        from greploom.shell.cli_collections import collections_answer
+
+        answer = collections_answer(config, config_file, collection or (), text, tuple(node or ()), mode=mode)
+    elif like is not None:
         if text or node or cpg or code is not None:
             raise UsageError("--like and query text, --node, --code or --cpg cannot go together; pass one")
         answer = _like_answer(config, like, mode, depth, top_k)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from cyclopts import Parameter
 
 from greploom.core.errors import UsageError
-from greploom.shell.cli import Provider, Tier, app, run_config
+from greploom.shell.cli import ConfigFile, Provider, Tier, app, run_config
 
 
 @app.command
@@ -84,6 +84,7 @@ def serve(
     watch: Path | None = None,
     exclude: Annotated[list[str] | None, Parameter(negative_iterable=())] = None,
     include_vendored: Annotated[bool, Parameter(negative=())] = False,
+    config_file: ConfigFile = None,
 ) -> int:
     """Run the MCP server (tools: search_code, get_node_context, trace_calls, context_for_code,
     find_related, index_code).
@@ -119,6 +120,10 @@ def serve(
         With --watch: leave out the files this pattern matches (gitignore syntax); repeatable.
     include_vendored
         With --watch: index vendored and built trees too.
+    config_file
+        The collections config the tools' ``collections`` argument names collections of
+        [default: the nearest ``greploom.toml``, or ``pyproject.toml`` with ``[tool.greploom]``,
+        from the working directory up, read at each such call].
     """
     from greploom.shell.serve import serve_forever
 
@@ -135,5 +140,6 @@ def serve(
         token=os.environ.get("GREPLOOM_API_TOKEN") or None,
         resident=resident,
         watch=watch,
+        config_file=config_file.resolve() if config_file is not None else None,
     )
     return 0

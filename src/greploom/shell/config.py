@@ -56,6 +56,10 @@ class GrepLoomConfig:
     # patterns to leave out, and whether vendored and built trees are kept.
     exclude: tuple[str, ...] = ()
     include_vendored: bool = False
+    # ... and which they must match (none: every one), and, for a collection of several
+    # paths (greploom.core.collections), the folders under the directory it is kept to.
+    include: tuple[str, ...] = ()
+    within: tuple[str, ...] = ()
     ranking: str = "signals"  # or "plain": RRF only
     context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
     query_timeout: float = QUERY_TIMEOUT_S  # seconds a query waits for the embedder
@@ -121,8 +125,9 @@ class GrepLoomConfig:
         for key in ("db_path", "local_model_dir", "source_root"):
             if key in given:
                 given[key] = Path(given[key])
-        if "exclude" in given:
-            given["exclude"] = tuple(str(p) for p in given["exclude"])
+        for key in ("exclude", "include", "within"):
+            if key in given:
+                given[key] = tuple(str(p) for p in given[key])
         config = attrs.evolve(self, **given)
         config.validate()
         return config

@@ -67,14 +67,14 @@ def run_index(
     source = Path(path)
     if not source.exists():
         raise CpgError(f"nothing to index at {source}: no such file or directory")
-    if not source.is_dir() and (config.exclude or config.include_vendored):
-        flag = "--exclude" if config.exclude else "--include-vendored"
+    if not source.is_dir() and (config.exclude or config.include_vendored or config.include):
+        flag = "--exclude" if config.exclude else "--include" if config.include else "--include-vendored"
         raise UsageError(
             f"{flag} chooses the files of a source directory, and {source} is a CPG file: "
             "pass the directory, or choose the files when running `treeloom build`"
         )
-    if config.exclude:
-        IgnoreRules.create(config.exclude)  # a bad pattern is bad usage, before anything is written
+    if config.exclude or config.include:  # a bad pattern is bad usage, before anything is written
+        IgnoreRules.create(config.exclude, include=config.include)
     db_path = config.db_path
     with storage_faults(db_path, "write the index"):
         make_index_dir(db_path.parent)
@@ -265,7 +265,13 @@ def _gather_cpg(
     beside the index were built (all of them with ``force``).
     """
     if source.is_dir():
-        selection = select_sources(source, config.exclude, include_vendored=config.include_vendored)
+        selection = select_sources(
+            source,
+            config.exclude,
+            include_vendored=config.include_vendored,
+            include=config.include,
+            within=config.within,
+        )
         files_digest = sources_digest(selection)
         stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
         parsed = treeloom_files(selection)

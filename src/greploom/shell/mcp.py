@@ -51,6 +51,7 @@ from greploom.shell.mcp_types import (
     WRITES_INDEX,
     Budget,
     Code,
+    Collections,
     CpgPath,
     DbPath,
     IncludeSource,
@@ -130,6 +131,16 @@ def tool_errors(tool: str) -> Iterator[None]:
         raise ToolError(f"{tool} failed unexpectedly; the server log has the details") from None
 
 
+def _alone(collections: list[str], **one_index: str | None) -> list[str]:
+    """The collections a call names, when it names no argument that takes one index."""
+    given = [name for name, value in one_index.items() if value]
+    if given:
+        raise ToolError(
+            f"collections search a config file's indexes; {', '.join(given)} take one index: pass either"
+        )
+    return collections
+
+
 def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
     """The FastMCP server and the service behind its tools."""
     service = GreploomService(settings)
@@ -166,11 +177,25 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         fresh: Annotated[
             bool, Field(description="With `session`: forget what it remembers first (a new topic).")
         ] = False,
+        collections: Collections = None,
     ) -> ToolResult:
         """Start here. Find the code that answers a question, a symbol name (`Cart.total`) or a place
         (`shop/cart.py:30`, a pasted traceback): the hits' code with their callers, callees, classes,
         parameters and imports, packed to `budget` tokens. Every block header ends with `key: ...`:
         pass it to get_node_context, trace_calls or find_related."""
+        if collections:
+            return run(
+                "search_code",
+                lambda: answer_result(
+                    service.collections(
+                        _alone(collections, db_path=db_path, cpg_path=cpg_path, session=session),
+                        query,
+                        budget=budget,
+                        top_k=top_k,
+                        include_source=source_mode_of(code, include_source),
+                    )
+                ),
+            )
         return run(
             "search_code",
             lambda: answer_result(
@@ -203,10 +228,24 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         include_source: IncludeSource = None,
         db_path: DbPath = None,
         cpg_path: CpgPath = None,
+        collections: Collections = None,
     ) -> ToolResult:
         """Show definitions (a result's `key`, or a qualified name such as `Cart.total`) with their
         callers, callees, parameters and parent class, packed to a budget. Use it for the whole code of
         a block that came back shortened (`... lines 120-188`, a summary, or a one-line reference)."""
+        if collections:  # a key is looked up in each collection named (a result's `collection`)
+            return run(
+                "get_node_context",
+                lambda: answer_result(
+                    service.collections(
+                        _alone(collections, db_path=db_path, cpg_path=cpg_path),
+                        None,
+                        node_ids,
+                        budget=budget,
+                        include_source=source_mode_of(code, include_source),
+                    )
+                ),
+            )
         return run(
             "get_node_context",
             lambda: answer_result(

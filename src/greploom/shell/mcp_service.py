@@ -10,6 +10,7 @@ greploom.shell.tracing, greploom.shell.indexing), so answers cannot drift.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ import attrs
 
 from greploom.core.errors import GreploomError
 from greploom.core.render import SourceMode
+from greploom.shell.collections import load_config
 from greploom.shell.config import GrepLoomConfig
+from greploom.shell.federated import federated_query
 from greploom.shell.guard import PathGuard, clip
 from greploom.shell.index_state import recorded_tier
 from greploom.shell.indexing import run_index
@@ -34,6 +37,9 @@ class ServeSettings:
     config: GrepLoomConfig
     cpg_path: Path | None = None
     roots: tuple[Path, ...] = ()
+    # The collections config (``serve --config``); None: the nearest greploom.toml or
+    # pyproject.toml from the server's working directory, read when a tool names collections.
+    config_file: Path | None = None
 
     def allowed_roots(self) -> tuple[Path, ...]:
         """The directories of --db and --cpg plus every --root (the working directory if none)."""
@@ -101,6 +107,39 @@ class GreploomService:
             session=session,
             fresh=fresh,
         )
+
+    def collections(
+        self,
+        names: list[str],
+        query: str | None,
+        node_ids: Sequence[str] = (),
+        *,
+        budget: int | None,
+        top_k: int | None = None,
+        include_source: SourceMode,
+    ) -> QueryAnswer:
+        """search_code's or get_node_context's answer over collections (greploom.shell.federated).
+
+        The config file is read at every call (it is small, and an edit then needs no restart);
+        its indexes are the operator's, so they are not confined to the roots, and each keeps
+        a warm engine as a --db index does.
+        """
+        config = self.settings.config.with_overrides(budget=budget, top_k=top_k)
+        targets = load_config(self.settings.config_file).targets(tuple(names))
+        configs = [(t.name, t.configure(config)) for t in targets]
+        return federated_query(
+            configs, config, query, tuple(node_ids), include_source=include_source, engine_for=self._warm
+        )
+
+    def _warm(self, config: GrepLoomConfig) -> QueryEngine:
+        """The warm engine of a collection's index (made for ``config`` when there is none yet)."""
+        db = config.db_path.resolve()
+        with self._lock:
+            engine = self._engines.get(db)
+            if engine is None:
+                engine = QueryEngine(config.with_overrides(db_path=db))
+                self._engines[db] = engine
+            return engine
 
     def nodes(
         self,

@@ -29,6 +29,7 @@ __all__ = [
     "WRITES_INDEX",
     "Budget",
     "Code",
+    "Collections",
     "CpgPath",
     "DbPath",
     "IncludeSource",
@@ -113,6 +114,15 @@ Session = Annotated[
     ),
 ]
 NodeId = Annotated[str, Field(max_length=MAX_NODE_ID_CHARS)]
+Collections = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
+    Field(
+        max_length=100,
+        description="Search these collections of the server's greploom.toml (or [tool.greploom] in "
+        "pyproject.toml) as one: one ranking, one budget, each result naming its collection. "
+        "Instead of db_path; an unknown name is an error listing the known ones.",
+    ),
+]
 CpgPath = Annotated[
     str | None,
     Field(description="Expand through this CPG JSON file instead of the stored graph (inside the roots)."),

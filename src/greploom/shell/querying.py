@@ -297,6 +297,12 @@ class QueryEngine:
             with store.snapshot():
                 yield store
 
+    def find(self, store: IndexStore, query: Query, config: GrepLoomConfig) -> Searched:
+        """What :meth:`query` finds for a search (inside :meth:`reading`), before it expands:
+        the hits an answer over several collections fuses (greploom.shell.federated)."""
+        found, _unknown = self._hits(store, query, (), config)
+        return found
+
     def metadata(self, config: GrepLoomConfig, **answer: Any) -> dict[str, Any]:
         """An answer's metadata from the open index's (inside :meth:`reading`); ``answer``: the rest
         of :func:`~greploom.shell.answer_meta.query_metadata`'s arguments."""

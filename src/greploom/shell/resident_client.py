@@ -50,7 +50,9 @@ MAX_REPLY = 64 * 1024 * 1024
 # Flags that make the cold path the only right one: help and version text, a CPG file
 # the server would read relative to its own working directory, and code read from the
 # caller's stdin or from a file relative to its working directory.
-COLD_ONLY = frozenset({"--help", "-h", "--version", "--cpg", "--code"})
+# Collections (-c, --config) are found from the caller's working directory, and are
+# indexes of their own.
+COLD_ONLY = frozenset({"--help", "-h", "--version", "--cpg", "--code", "-c", "--collection", "--config"})
 # The environment a query's settings come from (greploom.shell.config.GrepLoomConfig.from_env),
 # and what the HTTP embedders read from the process's environment (httpx: proxies and
 # certificates): the server answers only when the latter are its own too.

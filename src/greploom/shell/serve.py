@@ -33,6 +33,7 @@ def serve_forever(
     token: str | None,
     resident: bool = True,
     watch: Path | None = None,
+    config_file: Path | None = None,
 ) -> None:
     """Validate the settings and serve until interrupted.
 
@@ -58,7 +59,8 @@ def serve_forever(
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="greploom: %(levelname)s: %(message)s"
     )
-    mcp, service = build_server(ServeSettings(config=config, cpg_path=cpg, roots=roots))
+    settings = ServeSettings(config=config, cpg_path=cpg, roots=roots, config_file=config_file)
+    mcp, service = build_server(settings)
     answering = start_resident(config.db_path) if resident else None
     watcher = start_watcher(watch, config) if watch is not None else None
     try:

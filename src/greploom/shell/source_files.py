@@ -59,15 +59,24 @@ class SourceSet:
         return left_out_line(dict(self.left_out), self.vendored)
 
 
-def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored: bool = False) -> SourceSet:
+def select_sources(
+    root: Path,
+    exclude: Sequence[str] = (),
+    *,
+    include_vendored: bool = False,
+    include: Sequence[str] = (),
+    within: Sequence[str] = (),
+) -> SourceSet:
     """The code files under ``root`` an index run gives treeloom and reads itself, by one walk.
 
     Folders a rule leaves out are not entered except to count their code files.
-    A bad ``--exclude`` pattern raises UsageError; an ignore file that cannot be
-    read is skipped, as git skips it.
+    A bad ``--exclude`` or ``include`` pattern raises UsageError; an ignore file that
+    cannot be read is skipped, as git skips it. ``include``: a file kept must match
+    one of these patterns; ``within``: a collection's paths under ``root``, outside
+    which nothing is walked or counted (greploom.core.ignore).
     """
     base = root.resolve()
-    rules = IgnoreRules.create(exclude, include_vendored=include_vendored)
+    rules = IgnoreRules.create(exclude, include_vendored=include_vendored, include=include, within=within)
     found: list[str] = []
     counts: dict[Reason, int] = {}
     vendored: list[str] = []
@@ -89,6 +98,8 @@ def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored:
             if name in EXCLUDED_DIRS:
                 continue
             why = rules.reason(prefix + name, is_dir=True)
+            if why is Reason.OUTSIDE:
+                continue  # not the collection's: not walked, not counted
             if (
                 why is Reason.VENDORED
                 and name in OUTPUT_DIRS
@@ -110,7 +121,7 @@ def select_sources(root: Path, exclude: Sequence[str] = (), *, include_vendored:
             why = rules.reason(prefix + name, is_dir=False)
             if why is None:
                 found.append(prefix + name)
-            else:
+            elif why is not Reason.OUTSIDE:
                 leave_out(why, 1, prefix + name)
     return SourceSet(
         base,
