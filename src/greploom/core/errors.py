@@ -78,3 +78,13 @@ class DiskIOError(FileSystemError):
     """The storage answered with an I/O error (a failing disk, a vanished mount)."""
 
     exit_code = 9
+
+
+class ChatError(GreploomError):
+    """The chat model of ``greploom ask`` is unreachable, or its answer failed or came partial.
+
+    Exit code 5, the embedder's: either way a model server greploom was told
+    to use did not answer; its own class, so a caller can tell which.
+    """
+
+    exit_code = 5

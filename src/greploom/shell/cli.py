@@ -7,7 +7,7 @@ Exit codes (also in the README and ``greploom --help``):
     2  bad usage: unknown flag, value out of range, nothing to do
     3  the CPG cannot be read or built
     4  the index is missing, not an index, too new, busy, or damaged
-    5  the embedder is unreachable, answered badly, or differs from the index's
+    5  the embedder is unreachable, answered badly, or differs from the index's; or ask's chat model failed
     6  permission denied on a file or folder greploom needs
     7  a write was needed on a read-only file system
     8  the disk (or a quota, or the file-size limit) is full
@@ -260,9 +260,9 @@ def check(*, db: Path | None = None, format: Literal["text", "json"] = "text") -
     return report.exit_code
 
 
-# `query`, `path` and the long-running commands (serve, watch) live in their own modules, registered on
+# `query`, `ask`, `path` and the long-running commands (serve, watch) live in their own modules, registered on
 # `app` here.
-from greploom.shell import cli_path, cli_query, cli_serve  # noqa: E402, F401
+from greploom.shell import cli_ask, cli_path, cli_query, cli_serve  # noqa: E402, F401
 
 
 def _one_line(text: str) -> str:

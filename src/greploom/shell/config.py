@@ -22,6 +22,7 @@ from greploom.core.summary import Tier
 DEFAULT_DB = Path(".greploom") / "index.db"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 PROVIDERS = ("local", "ollama", "openai", "none")
+CHAT_PROVIDERS = ("ollama", "openai")  # `greploom ask`'s chat model (greploom.shell.chat_http)
 MAX_TOP_K = 100
 RANKINGS = ("signals", "plain")
 CONTEXTS = ("fixed", "adaptive")
@@ -64,6 +65,12 @@ class GrepLoomConfig:
     context: str = "fixed"  # or "adaptive": the score distribution decides (see the quality report)
     query_timeout: float = QUERY_TIMEOUT_S  # seconds a query waits for the embedder
     index_timeout: float = INDEX_TIMEOUT_S  # seconds an index run may spend embedding
+    # The chat model of `greploom ask`. A local Ollama by default, like the rest:
+    # nothing leaves the machine unless someone names a server.
+    chat_provider: str = "ollama"
+    chat_model: str | None = None  # None: the provider's default (greploom.shell.chat_http)
+    chat_url: str | None = None  # None: the provider's default URL
+    chat_api_key: str | None = attrs.field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GrepLoomConfig:
@@ -82,6 +89,11 @@ class GrepLoomConfig:
             values["embedding_url"] = v
         if v := env.get("GREPLOOM_EMBEDDING_API_KEY") or env.get("OPENAI_API_KEY"):
             values["api_key"] = v
+        for name in ("chat_provider", "chat_model", "chat_url"):
+            if v := env.get(f"GREPLOOM_{name.upper()}"):
+                values[name] = v
+        if v := env.get("GREPLOOM_CHAT_API_KEY") or env.get("OPENAI_API_KEY"):
+            values["chat_api_key"] = v
         if v := env.get("GREPLOOM_TIER"):
             values["tier"] = v
         for name in ("budget", "top_k", "depth"):
@@ -119,6 +131,11 @@ class GrepLoomConfig:
                 raise UsageError(
                     f"unknown embedding provider {given['provider']!r}; use one of {', '.join(PROVIDERS)}"
                 )
+        if "chat_provider" in given:
+            given["chat_provider"] = str(given["chat_provider"]).lower()
+            if given["chat_provider"] not in CHAT_PROVIDERS:
+                known = ", ".join(CHAT_PROVIDERS)
+                raise UsageError(f"unknown chat provider {given['chat_provider']!r}; use one of {known}")
         for key, allowed in (("ranking", RANKINGS), ("context", CONTEXTS)):
             if key in given and given[key] not in allowed:
                 raise UsageError(f"unknown {key} {given[key]!r}; use one of {', '.join(allowed)}")
