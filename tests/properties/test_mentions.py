@@ -95,10 +95,29 @@ def test_reverse_links_are_the_links(case: Case) -> None:
             assert set(back[target]) == naming
 
 
-@given(st.sampled_from(("Session.send", "shop.cart.Cart", "send_order", "Cart")), st.booleans())
-def test_names_in_text_and_code_spans(name: str, in_span: bool) -> None:
-    """What a section names: code spans whole, and in prose what cannot be a word."""
+@given(cases())
+def test_the_most_focused_docs_come_first(case: Case) -> None:
+    """Law 5: a section naming fewer targets is listed before one naming more."""
+    found, secs = case
+    links = resolve_mentions(secs, found)
+    for docs in documented_by(links).values():
+        sizes = [len(links[d]) for d in docs]
+        assert sizes == sorted(sizes)
+
+
+@given(
+    st.sampled_from(("Session.send", "shop.cart.Cart.add", "send_order", "Cart")),
+    st.sampled_from(("{}", "{}()", "{}(item, qty=2)", "x = {}(a)")),
+    st.booleans(),
+)
+def test_names_in_text_and_code_spans(name: str, form: str, in_span: bool) -> None:
+    """What a section names: a code span's name or the dotted names of its expression, and in
+    prose what cannot be a word; never the pieces of a command-line flag."""
     text = f"Read this: {'it' if in_span else name}() in the docs."
-    found = named_in(text, [name] if in_span else [])
-    assert name in found
-    assert "Read" not in found and "docs" not in found
+    spans = [form.format(name), "--max-retries"] if in_span else []
+    found = named_in(text, spans)
+    if in_span and " " in form and "." not in name:
+        assert name not in found  # a bare word in an expression is a word
+    else:
+        assert name in found
+    assert not {"Read", "docs", "max", "retries"} & set(found)

@@ -64,6 +64,10 @@ services:
     image: shop-worker
     environment:
       DB_PASSWORD: Planted7Compose7Password
+      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Planted7Default}
+      DATABASE_URL: postgres://app:Planted7UrlPass@db/app
+      TLS_KEY: |
+        Planted7BlockScalarLine
   web:
     image: shop-web
 """
@@ -74,7 +78,20 @@ SECRETS = (
     "plantedPemBody0123456789",
     "PlantedDotEnvValue",
     "PlantedKeyFile",
+    "Planted7Default",
+    "Planted7UrlPass",
+    "Planted7BlockScalarLine",
+    "Planted7DynaconfValue",
 )
+WORKFLOW = """\
+name: CI
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m pytest
+"""
 
 
 @pytest.fixture
@@ -91,6 +108,9 @@ def project(tmp_path: Path) -> Path:
     (root / ".env").write_text("SECRET_KEY=PlantedDotEnvValue\n")
     (root / ".env.example").write_text("SECRET_KEY=\nDEBUG=0\n")
     (root / "id_rsa").write_text("PlantedKeyFile\n")
+    (root / ".secrets.toml").write_text('token = "Planted7DynaconfValue"\n')
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW)
     (root / "deploy" / "tls.pem").write_text("PlantedKeyFile\n")
     return root
 
@@ -105,8 +125,8 @@ def _index(project: Path) -> tuple[Path, str]:
 def test_sections_are_indexed_and_secrets_never_stored(project: Path) -> None:
     db, err = _index(project)
     assert "doc and config files" in err
-    assert "masked 3 secret-shaped values" in err
-    assert "skipped 3 secret files" in err
+    assert "masked 6 secret-shaped values" in err
+    assert "skipped 4 secret files" in err
     for path in db.parent.iterdir():  # the index, its WAL, the CPG parts, the lock
         data = path.read_bytes()
         for secret in SECRETS:
@@ -183,3 +203,12 @@ def test_bounds_and_parse_failures_are_counted(project: Path) -> None:
     assert "did not parse and are indexed whole: deploy/chart.yaml" in err
     run = cli("query", "the chart yaml Values name", "--db", db, "--format", "json")
     assert run.json()["results"][0]["key"] == "config:deploy/chart.yaml:chart"
+
+
+def test_a_small_config_file_is_one_section_with_every_line(project: Path) -> None:
+    db, _ = _index(project)
+    run = cli("query", "ci workflow yaml runs pytest on push", "--db", db, "--format", "json")
+    top = run.json()["results"][0]
+    assert (top["key"], top["line"]) == ("config:.github/workflows/ci.yml:ci", 1)
+    shown = cli("query", "--node", top["key"], "--db", db, "--include-source").out
+    assert "on: [push, pull_request]" in shown and "python -m pytest" in shown

@@ -43,6 +43,8 @@ from greploom.core.sections import sections as paragraph_cuts
 
 MAX_SECTION_LINES = 80
 SEPARATOR = " > "
+# Characters str.splitlines breaks at besides line feeds: inside a line, for the cut at blank lines.
+_OTHER_BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
 
 
 @attrs.frozen
@@ -74,6 +76,15 @@ class DocSection:
         return SEPARATOR.join(self.path)
 
 
+def text_lines(text: str) -> list[str]:
+    """A text's lines as its parsers number them: split at line feeds only (``splitlines``
+    also splits at form feeds and Unicode separators, which would shift every line after)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _blank(line: str) -> bool:
     return not line.strip()
 
@@ -93,7 +104,7 @@ def _cut(section: DocSection, lines: Sequence[str], max_lines: int) -> list[DocS
     """A section longer than ``max_lines``, cut at blank lines into numbered parts."""
     if section.last - section.first + 1 <= max_lines:
         return [section]
-    body = "\n".join(lines[section.first - 1 : section.last])
+    body = "\n".join(lines[section.first - 1 : section.last]).translate(_OTHER_BREAKS)
     pieces = paragraph_cuts(body, max_lines)
     out: list[DocSection] = []
     for i, piece in enumerate(pieces, 1):
@@ -115,7 +126,7 @@ def doc_sections(
     Headings outside the text, or starting inside another heading's lines,
     are ignored; titles are flattened to one line.
     """
-    lines = text.splitlines()
+    lines = text_lines(text)
     count = len(lines)
     if not _has_text(lines, 1, count):
         return ()

@@ -46,7 +46,7 @@ def _first_words(lines: list[str], skip: str) -> str:
     size = 0
     for line in lines:
         flat = " ".join(line.split())
-        if not words and flat.strip("#* ") == skip.strip():
+        if not words and flat.strip("#*[]: ") == skip.strip("#*[]: "):
             continue  # the heading line repeats the name's last part
         words.append(flat)
         size += len(flat) + 1

@@ -28,8 +28,9 @@ dotted key paths):
 Laws (tests/properties/test_mentions.py): a link's target is among the
 targets; a name matching two targets links neither; a section names each
 target at most once, in order of first mention, at most ``MAX_MENTIONS``;
-every reverse link (:func:`documented_by`) is a link read backwards, and a
-target named by at most ``MAX_DOCUMENTED_BY`` sections has them all.
+every reverse link (:func:`documented_by`) is a link read backwards, a
+target named by at most ``MAX_DOCUMENTED_BY`` sections has them all, and a
+section naming fewer targets comes before one naming more.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ _CALL = re.compile(rf"(?<![\w.$]){_IDENT}(?=\(\))")
 _SNAKE = re.compile(r"(?<![\w.$/])[A-Za-z]\w*_\w*[A-Za-z0-9](?![\w$])")
 _CAMEL = re.compile(r"(?<![\w.$/])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w$])")
 _PATH = re.compile(r"(?<![\w.$/])(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}(?![\w/])")
-_IN_CODE = re.compile(rf"(?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{{1,8}}(?![\w(])|{_IDENT}(?:\.{_IDENT})*")
+# In a code span: a path, or a dotted name; never the pieces of a flag (`--max-retries`).
+_IN_CODE = re.compile(
+    rf"(?<![\w.$-])(?:(?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{{1,8}}(?![\w(.$])|{_IDENT}(?:\.{_IDENT})*)"
+)
 
 
 @attrs.frozen
@@ -136,9 +140,11 @@ def resolve_mentions(
 
 
 def documented_by(mentions: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
-    """The reverse of the links: each target's doc sections, in key order, at most ``MAX_DOCUMENTED_BY``."""
+    """The reverse of the links: each target's doc sections, at most ``MAX_DOCUMENTED_BY``, the
+    most focused first (naming the fewest targets: a guide's section on it before a changelog
+    entry naming eight), then by key."""
     back: dict[str, list[str]] = {}
-    for doc in sorted(mentions):
+    for doc in sorted(mentions, key=lambda d: (len(mentions[d]), d)):
         for target in mentions[doc]:
             back.setdefault(target, []).append(doc)
     return {t: tuple(docs[:MAX_DOCUMENTED_BY]) for t, docs in back.items()}

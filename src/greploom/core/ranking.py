@@ -168,6 +168,7 @@ _ASKS_FOR: dict[str, frozenset[str]] = {
 }
 
 
+_OWN_CATEGORY = frozenset(("test", "vendored", "generated"))  # kept by doc and config sections
 _UNPLACED = 1 << 30  # sorts after every location rank
 
 
@@ -305,8 +306,12 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if candidate.location_rank > 0:
         score *= LOCATION_BOOST
         signals.append(("location", LOCATION_BOOST))
-    # A doc or config section is not product code: demoted like a test, unless asked for.
-    category = "prose" if candidate.kind in PROSE_KINDS else path_category(candidate.file)
+    # A doc or config section is not product code: demoted like a test, unless asked for; one
+    # in a test tree (a fixture's YAML) or a vendored or built one keeps that category instead,
+    # which questions about config do not lift.
+    category = path_category(candidate.file)
+    if candidate.kind in PROSE_KINDS and category not in _OWN_CATEGORY:
+        category = "prose"
     # A place the query points at asks for its code, test or not.
     if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
         score *= NON_PRODUCT_PENALTY

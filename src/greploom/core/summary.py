@@ -46,7 +46,9 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # Measured and not kept: a module's summary naming what it binds at its top level
 # (module-name cases 0.585 -> 0.610, but legacy 0.685 -> 0.669 and the base corpora
 # 0.797 -> 0.795 NDCG@10): the names are found by name (greploom.shell.module_names).
-SUMMARY_VERSION = "1"
+# 2: docs and config sections (greploom.core.doc_sections): their cutting, masking
+# (greploom.core.secrets) and links (greploom.core.mentions) are rules of the same kind.
+SUMMARY_VERSION = "2"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")

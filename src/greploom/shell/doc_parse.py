@@ -37,6 +37,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -68,18 +69,37 @@ def _markdown(text: str) -> ParsedDoc:
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    matter = _front_matter(text)
     headings: list[Heading] = []
     spans: list[tuple[int, str]] = []
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.map is not None and i + 1 < len(tokens):
             start, end = token.map
-            title = tokens[i + 1].content
+            if start < matter:
+                continue  # `title: Foo` over the front matter's closing `---` is no setext heading
+            title = _plain(tokens[i + 1])
             headings.append(Heading(start + 1, title, int(token.tag[1:]), max(1, end - start)))
         elif token.type == "inline" and token.map is not None:
             line = token.map[0] + 1
             children = token.children or ()
             spans.extend((line, c.content) for c in children if c.type == "code_inline")
     return ParsedDoc(tuple(headings), tuple(spans))
+
+
+def _front_matter(text: str) -> int:
+    """How many lines a Jekyll/Hugo front matter block (``---`` lines around YAML) takes at the
+    top of a Markdown file (0: none)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return 0
+    return next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+
+
+def _plain(inline: Any) -> str:
+    """A heading's words without its markup: ``Install [it](url) `pip` `` -> ``Install it pip``."""
+    children = inline.children or ()
+    words = [c.content for c in children if c.type in ("text", "code_inline") and c.content]
+    return " ".join(words) if words else str(inline.content)
 
 
 def _rst(text: str) -> ParsedDoc:
@@ -158,7 +178,9 @@ def _yaml_entries(node: object, level: int, *, depth: int) -> list[Heading]:
     out: list[Heading] = []
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            if isinstance(value, (yaml.MappingNode, yaml.SequenceNode)) and value.value:
+            # A key whose collection starts on its own line (`on: [push]` is a line of data).
+            below = value.start_mark.line > key.start_mark.line
+            if isinstance(value, (yaml.MappingNode, yaml.SequenceNode)) and value.value and below:
                 title = key.value if isinstance(key, yaml.ScalarNode) else "(key)"
                 out.append(Heading(key.start_mark.line + 1, str(title), level))
                 if depth > 1 and isinstance(value, yaml.MappingNode):
@@ -200,7 +222,7 @@ def _yaml_document_title(doc: object, number: int) -> str:
     return _yaml_scalar(doc, "name") or f"document {number}"
 
 
-_TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+_TOML_HEADER = re.compile(r"^\s*\[\[?[^\[\]]+\]\]?\s*(#.*)?$")
 
 
 def _toml(text: str) -> ParsedDoc:
@@ -210,15 +232,25 @@ def _toml(text: str) -> ParsedDoc:
         import tomli as tomllib
     data = tomllib.loads(text)
     headings: list[Heading] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        m = _TOML_HEADER.match(line)
-        if m is None:
+    for number, line in enumerate(text.split("\n"), 1):
+        if _TOML_HEADER.match(line) is None:
             continue
-        name = m.group(1)
-        parts = [p.strip().strip("\"'") for p in name.split(".")]
-        if _holds(data, parts):
+        try:  # the header alone, read by the parser: quoted keys keep their dots (`[tool."a.b"]`)
+            parts = _key_path(tomllib.loads(line.strip().replace("[[", "[", 1).replace("]]", "]", 1)))
+        except tomllib.TOMLDecodeError:
+            continue
+        if parts and _holds(data, parts):
             headings.append(Heading(number, ".".join(parts), 1))
     return ParsedDoc(tuple(headings))
+
+
+def _key_path(table: object) -> list[str]:
+    """The one path of keys down an empty table: ``{"tool": {"a.b": {}}}`` -> ``["tool", "a.b"]``."""
+    path: list[str] = []
+    while isinstance(table, dict) and len(table) == 1:
+        key, table = next(iter(table.items()))
+        path.append(str(key))
+    return path
 
 
 def _holds(data: object, parts: list[str]) -> bool:
@@ -234,6 +266,7 @@ def _holds(data: object, parts: list[str]) -> bool:
 
 
 def _json(text: str) -> ParsedDoc:
+    text = text.removeprefix("\ufeff")
     decoder = json.JSONDecoder()
     at = _skip(text, 0)
     if at >= len(text) or text[at] != "{":
@@ -249,7 +282,7 @@ def _json(text: str) -> ParsedDoc:
             raise ValueError("expected ':'")
         start = _skip(text, at + 1)
         value, at = decoder.raw_decode(text, start)
-        if isinstance(value, (dict, list)) and value:
+        if isinstance(value, (dict, list)) and value and "\n" in text[start:at]:
             headings.append(Heading(text.count("\n", 0, key_at) + 1, str(key), 1))
         at = _skip(text, at)
         if at < len(text) and text[at] == ",":
@@ -265,12 +298,18 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
+_TOP = "\x00top"  # the section configparser is given for keys before the first header
+
+
 def _ini(text: str) -> ParsedDoc:
     parser = configparser.ConfigParser(interpolation=None, allow_no_value=True, strict=False)
-    parser.read_string(text)
+    try:
+        parser.read_string(text)
+    except configparser.MissingSectionHeaderError:  # keys before the first section: most .conf files
+        parser.read_string("[" + _TOP + "]\n" + text)
     known = set(parser.sections())
     headings: list[Heading] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         m = configparser.ConfigParser.SECTCRE.match(line)
         if m is not None and m.group("header") in known:
             headings.append(Heading(number, m.group("header"), 1))
@@ -278,14 +317,22 @@ def _ini(text: str) -> ParsedDoc:
 
 
 _FROM = re.compile(r"^\s*FROM\s+(?P<rest>\S.*?)\s*$", re.IGNORECASE)
+_HEREDOC = re.compile(r"<<-?[\"']?(?P<word>[A-Za-z_]\w*)[\"']?")
 
 
 def _dockerfile(text: str) -> ParsedDoc:
     headings: list[Heading] = []
     continued = False
-    for number, line in enumerate(text.splitlines(), 1):
+    heredoc: str | None = None  # the word ending a `<<EOF` body, whose lines are not instructions
+    for number, line in enumerate(text.split("\n"), 1):
+        if heredoc is not None:
+            if line.strip() == heredoc:
+                heredoc = None
+            continue
         if not continued and (m := _FROM.match(line)):  # an instruction starts a line, unless continued
             headings.append(Heading(number, "FROM " + " ".join(m.group("rest").split()), 1))
+        if (h := _HEREDOC.search(line)) is not None:
+            heredoc = h.group("word")
         stripped = line.rstrip()
         continued = stripped.endswith("\\") and not stripped.lstrip().startswith("#")
     return ParsedDoc(tuple(headings) if len(headings) > 1 else ())

@@ -29,8 +29,22 @@ from pathlib import Path
 
 import attrs
 
-from greploom.core.doc_files import CONFIG_KIND, DocFormat, doc_format, doc_kind, document_name, max_bytes
-from greploom.core.doc_sections import SEPARATOR, DocSection, doc_sections, section_keys
+from greploom.core.doc_files import (
+    CONFIG_KIND,
+    DOC_KIND,
+    DocFormat,
+    doc_format,
+    doc_kind,
+    document_name,
+    max_bytes,
+)
+from greploom.core.doc_sections import (
+    SEPARATOR,
+    DocSection,
+    doc_sections,
+    section_keys,
+    text_lines,
+)
 from greploom.core.doc_summary import doc_summary
 from greploom.core.expand import NodeRef, StructuralContext
 from greploom.core.hashing import content_hash
@@ -184,12 +198,12 @@ def _read(root: Path, name: str, fmt: DocFormat, counts: _Counts) -> str | None:
     if len(raw) > limit:
         counts.too_large.append(name)
         return None
-    text = raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff").replace("\r\n", "\n")
     unusual = unusual_file(text, raw)
     if unusual is not None:
         counts.unusual.append((name, unusual))
         return None
-    masked, count = mask_secrets(text)
+    masked, count = mask_secrets(text, prose=doc_kind(fmt) == DOC_KIND)
     counts.masked += count
     counts.files += 1
     return masked
@@ -203,7 +217,7 @@ def _sections(name: str, fmt: DocFormat, text: str, counts: _Counts) -> list[_Se
     whole = WHOLE_CONFIG_LINES if kind == CONFIG_KIND else 0
     cut = doc_sections(text, parsed.headings, document_name(name), whole_lines=whole)
     keys = section_keys(kind, name, cut)
-    lines = text.splitlines()
+    lines = text_lines(text)
     out = []
     for key, section in zip(keys, cut, strict=True):
         body = "\n".join(lines[section.first - 1 : section.last])
