@@ -12,12 +12,22 @@ hit@3 and MRR, and how many doc hits brought the code they name.
 Also printed: how many sections were indexed and how many name code, and the
 index run's time.
 
-    python benchmarks/bench_docs.py [--lexical] [--show N]
+``--code-questions``: what docs cost questions about code. The quality
+harness's flask questions in words and symbols (benchmarks/quality/queries/
+flask.json, less the withheld-docstring ones) are asked of this tree indexed
+with its docs and config and of the same tree with them excluded
+(``--exclude`` for their extensions), and NDCG@10 of each is printed (a
+target counts once, at its best rank; a definition inside a target stands
+for it, as in the harness).
+
+    python benchmarks/bench_docs.py [--lexical] [--show N] [--code-questions]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import shutil
 import subprocess
 import sys
@@ -83,6 +93,46 @@ def fetch() -> Path:
     return tree
 
 
+DOC_GLOBS = ("*.md", "*.rst", "*.yaml", "*.yml", "*.toml", "*.json", "*.ini", "*.cfg", "*.conf", "*.sh")
+QUERIES = Path(__file__).resolve().parent / "quality" / "queries" / "flask.json"
+
+
+def _ndcg(ranked: list[bool], relevant: int) -> float:
+    dcg = sum(1.0 / math.log2(i + 2) for i, hit in enumerate(ranked[:10]) if hit)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(relevant, 10)))
+    return dcg / ideal if ideal else 0.0
+
+
+def code_questions(tree: Path, lexical: bool) -> None:
+    """NDCG@10 of the harness's flask questions, on the tree with and without its docs."""
+    queries = [q for q in json.loads(QUERIES.read_text()) if q["kind"] != "docstring"]
+    for label, exclude in (("with docs and config", ()), ("code only", DOC_GLOBS)):
+        name = ("lexical-" if lexical else "") + ("code" if exclude else "index")
+        config = GrepLoomConfig(
+            db_path=WORK / name / "index.db", provider="none" if lexical else None, exclude=exclude
+        )
+        run_index(tree, config)
+        engine = QueryEngine(config)
+        scores = []
+        try:
+            for q in queries:
+                targets = q["targets"]
+                answer = engine.query(q["query"], budget=8000, top_k=10, depth=0)
+                found: set[str] = set()
+                ranked = []
+                for n in answer.nodes[:10]:
+                    new = [
+                        t for t in targets
+                        if t not in found and (n.qualname.endswith("." + t) or f".{t}." in n.qualname + ".")
+                    ]  # fmt: skip
+                    found.update(new[:1])
+                    ranked.append(bool(new))
+                scores.append(_ndcg(ranked, len(targets)))
+        finally:
+            engine.close()
+        print(f"{label:>22}: NDCG@10 {sum(scores) / len(scores):.3f} over {len(scores)} code questions")
+
+
 def _title(name: str) -> str:
     head, _, tail = name.rpartition(" (")
     return head if head and tail[:-1].isdigit() and tail.endswith(")") else name
@@ -92,8 +142,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lexical", action="store_true", help="index without vectors")
     parser.add_argument("--show", type=int, default=0, help="print the top N of each answer")
+    parser.add_argument("--code-questions", action="store_true", help="what docs cost code questions")
     args = parser.parse_args()
     tree = fetch()
+    if args.code_questions:
+        code_questions(tree, args.lexical)
+        return 0
     db = WORK / ("index-lexical" if args.lexical else "index") / "index.db"
     config = GrepLoomConfig(db_path=db, provider="none" if args.lexical else None)
     started = time.monotonic()

@@ -2,7 +2,7 @@
 
 Laws:
 
-1. A list is crowded only when the tests and examples the question does not
+1. A list is crowded only when the tests, examples and doc sections the question does not
    ask for are more than CROWDED of it; a question asking for tests never
    finds a list of tests crowded.
 2. Deepening keeps every candidate of the shallow list, keeps the backend's
@@ -53,3 +53,12 @@ def test_deepening_keeps_order_and_adds_only_product_code(
     assert all(not non_product(file_of[key], words) for key in added)
     product = [key for key in out if not non_product(file_of[key], words)]
     assert len(product) <= max(limit, sum(not non_product(file_of[k], words) for k in shallow))
+
+
+@given(st.lists(st.sampled_from(("doc", "config", "function", "class")), max_size=20), asks)
+def test_doc_sections_crowd_like_tests(kinds: list[str], words: frozenset[str]) -> None:
+    """Law 1 for doc and config sections: they crowd a list unless the question asks about docs."""
+    listed = ["README.md" if k in ("doc", "config") else "pkg/core.py" for k in kinds]
+    prose = sum(k in ("doc", "config") for k in kinds)
+    assert crowded(listed, words, kinds) == (prose > CROWDED * len(kinds) if kinds else False)
+    assert not crowded(listed, words | {"install"}, kinds)

@@ -1,6 +1,6 @@
 """Which candidates a question is ranked over, when non-product code crowds a backend's list.
 
-The ranking demotes tests, examples and the like when a question does not
+The ranking demotes tests, examples, doc sections and the like when a question does not
 ask for them (greploom.core.ranking), but it can only reorder the candidates
 it is given: on starlette, 9 of the 13 candidates for "limit how many files
 and fields a multipart form may contain" were tests, and the parser that
@@ -17,43 +17,54 @@ list, adds only product code, and adds no more than ``limit`` of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from greploom.core.ranking import asked_for, path_category
+from greploom.core.code_categories import asked_for, candidate_category
 
 CROWDED = 0.5  # share of a list that is tests or examples before the backend is asked deeper
 DEEPER = 3  # how much deeper it is asked
 # Tests and examples only: they are other code about the same names. A compat module
 # or a stub is the product's own (click's _compat.py answers its stream questions:
 # deepening past it cost click 0.019 NDCG@10, attrs' .pyi stubs 0.010).
-CROWDING = frozenset({"test", "example"})
+# Doc and config sections too (kinds doc, config: greploom.core.doc_files): a question in
+# words matches prose well, and ten of a backend's ten candidates can be a guide's sections.
+CROWDING = frozenset({"test", "example", "doc", "config"})
 
 
-def non_product(file: str, words: frozenset[str]) -> bool:
-    """Whether a file is a test or an example the question does not ask for."""
-    category = path_category(file)
+def non_product(file: str, words: frozenset[str], kind: str = "") -> bool:
+    """Whether a definition (of ``kind``, in ``file``) is a test, an example or a doc section the
+    question does not ask for."""
+    category = candidate_category(file, kind)
     return category in CROWDING and not asked_for(category, words)
 
 
-def crowded(files: Sequence[str], words: frozenset[str]) -> bool:
-    """Whether more than :data:`CROWDED` of a list's files are non-product code not asked for."""
+def crowded(files: Sequence[str], words: frozenset[str], kinds: Sequence[str] = ()) -> bool:
+    """Whether more than :data:`CROWDED` of a list's files are non-product code not asked for.
+    ``kinds``: the candidates' kinds, in the order of ``files`` (none: code)."""
     if not files:
         return False
-    return sum(non_product(f, words) for f in files) > CROWDED * len(files)
+    of = list(kinds) + [""] * (len(files) - len(kinds))
+    return sum(non_product(f, words, k) for f, k in zip(files, of, strict=True)) > CROWDED * len(files)
 
 
 def deepen(
-    shallow: Sequence[str], deep: Sequence[tuple[str, str]], limit: int, words: frozenset[str]
+    shallow: Sequence[str],
+    deep: Sequence[tuple[str, str]],
+    limit: int,
+    words: frozenset[str],
+    kinds: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The shallow list's keys, and the deeper list's product keys after them, in the deep order,
-    until ``limit`` product keys are held. ``deep``: (key, file), best first."""
+    until ``limit`` product keys are held. ``deep``: (key, file), best first; ``kinds``: by key
+    (absent: code)."""
+    kind = kinds or {}
     kept = set(shallow)
-    product = sum(1 for key, file in deep if key in kept and not non_product(file, words))
+    product = sum(1 for key, file in deep if key in kept and not non_product(file, words, kind.get(key, "")))
     out: list[str] = []
     for key, file in deep:
         if key in kept:
             out.append(key)
-        elif product < limit and not non_product(file, words):
+        elif product < limit and not non_product(file, words, kind.get(key, "")):
             out.append(key)
             product += 1
     out.extend(key for key in shallow if key not in {k for k, _ in deep})  # the deep list lost none

@@ -54,13 +54,12 @@ tests/properties/test_legacy.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import attrs
 
 from greploom.core import legacy
-from greploom.core.doc_files import PROSE_KINDS
+from greploom.core.code_categories import asked_for, candidate_category, path_category
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
 from greploom.core.lexical import identifier_parts, identifier_tokens
@@ -119,56 +118,6 @@ SYMBOL_WEIGHTS = (1.0, 0.3)  # `Session.send`, `parse_url`: names are exact
 # quality harness, higher on all six code bases; not taken, as the report says.
 NATURAL_WEIGHTS = (1.0, 1.0)
 
-_CATEGORIES: dict[str, re.Pattern[str]] = {
-    # Each language's conventions: tests/ and __tests__/ folders, test_x.py,
-    # x_test.go, x_spec.rb, x_unittest.cc, x.test.ts, x.spec.js (Java's and
-    # C#'s FooTest.java need the case, see _CAMEL_TEST), Go's testdata/, mocks.
-    "test": re.compile(
-        r"(^|/)(tests?|testing|__tests__|spec|specs|testdata|__mocks__|mocks?)(/|$)"
-        r"|(^|/)(test_[^/]*|[^/]*_(tests?|spec)\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$"
-        # Chromium's C++ convention only: astroid's brain_unittest.py is product code.
-        r"|_unittest\.(cc|cpp|cxx|c|mm)$"
-    ),
-    "example": re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)(/|$)"),
-    "vendored": re.compile(r"(^|/)(_?vendor(ed)?|third_party|extern(al)?|node_modules)(/|$)"),
-    # Generated code and build output (dist/ and build/ hold copies of the sources).
-    "generated": re.compile(
-        r"(^|/)[^/]*(_pb2|_pb2_grpc|_generated|\.gen|\.min|\.pb|\.generated|\.g)\.\w+$"
-        r"|(^|/)(zz_generated[^/]*|[^/]*\.bundle\.js)$|(^|/)(generated|dist|build)(/|$)"
-    ),
-    "compat": re.compile(r"(^|/)(_?compat|six|py2|legacy)(\.\w+|/|$)"),
-    # Declarations of code that lives elsewhere: attrs ships a .pyi beside each
-    # module, and its stubs filled 42 of the 150 top-5 places of its queries.
-    "stub": re.compile(r"\.pyi$|\.d\.[cm]?ts$"),
-}
-# FooTest.java, FooTests.cs, FooSpec.scala, FooIT.java: by case, so Latest.java is not a test.
-_CAMEL_TEST = re.compile(
-    r"(^|/)[A-Za-z0-9_]*[a-z0-9](Test|Tests|Spec|IT)\.(java|kt|kts|scala|groovy|swift|cs|php)$"
-)
-_ASKS_FOR: dict[str, frozenset[str]] = {
-    "test": frozenset({"test", "tests", "testing", "fixture", "fixtures", "pytest", "spec", "mock"}),
-    "example": frozenset({"example", "examples", "sample", "demo", "docs", "benchmark"}),
-    "vendored": frozenset({"vendor", "vendored", "third", "party"}),
-    "generated": frozenset({"generated", "pb2", "protobuf"}),
-    "compat": frozenset({"compat", "compatibility", "legacy", "py2", "six"}),
-    "stub": frozenset({"stub", "stubs", "pyi", "typing", "declaration", "declarations"}),
-    # Docs and config sections (kinds doc and config: greploom.core.doc_files), by what
-    # a question about them says: where it is written, how to set up, run or configure.
-    "prose": frozenset(
-        {
-            "doc", "docs", "documentation", "documented", "readme", "guide", "tutorial", "manual",
-            "howto", "faq", "runbook", "playbook", "changelog", "release", "notes", "instructions",
-            "install", "installation", "installing", "setup", "configure", "configuration",
-            "config", "configured", "setting", "settings", "deploy", "deployment", "deployed",
-            "host", "hosts", "inventory", "environment", "env", "docker", "dockerfile", "compose",
-            "container", "ci", "workflow", "pipeline", "yaml", "toml", "ini", "pyproject",
-            "license", "contributing", "section", "say", "says",
-        }
-    ),
-}
-
-
-_OWN_CATEGORY = frozenset(("test", "vendored", "generated"))  # kept by doc and config sections
 _UNPLACED = 1 << 30  # sorts after every location rank
 
 
@@ -207,22 +156,6 @@ class Ranked:
 def backend_weights(kind: QueryKind) -> tuple[float, float]:
     """(lexical, vector) weights for RRF by query type."""
     return SYMBOL_WEIGHTS if kind is QueryKind.SYMBOL else NATURAL_WEIGHTS
-
-
-def path_category(file: str) -> str | None:
-    """Which kind of non-product code a path holds (test, example, ...), or None."""
-    if _CAMEL_TEST.search(file):
-        return "test"
-    lowered = file.lower()
-    for category, pattern in _CATEGORIES.items():
-        if pattern.search(lowered):
-            return category
-    return None
-
-
-def asked_for(category: str, words: frozenset[str]) -> bool:
-    """Whether a query's words ask for code of a non-product category (``test``, ``example``...)."""
-    return bool(words & _ASKS_FOR[category])
 
 
 def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
@@ -306,12 +239,7 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if candidate.location_rank > 0:
         score *= LOCATION_BOOST
         signals.append(("location", LOCATION_BOOST))
-    # A doc or config section is not product code: demoted like a test, unless asked for; one
-    # in a test tree (a fixture's YAML) or a vendored or built one keeps that category instead,
-    # which questions about config do not lift.
-    category = path_category(candidate.file)
-    if candidate.kind in PROSE_KINDS and category not in _OWN_CATEGORY:
-        category = "prose"
+    category = candidate_category(candidate.file, candidate.kind)
     # A place the query points at asks for its code, test or not.
     if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
         score *= NON_PRODUCT_PENALTY

@@ -151,11 +151,13 @@ def _product_deeper(
     """A backend's list, fetched deeper for product code when tests and the like crowd it
     (greploom.core.candidate_pool); as it was otherwise. ``described``: what is known of
     the candidates (``IndexStore.describe``), completed with the deeper ones."""
-    if not crowded([described[k][2] for k in shallow if k in described], query.words):
+    known = [described[k] for k in shallow if k in described]
+    if not crowded([d[2] for d in known], query.words, [d[3] for d in known]):
         return shallow
     deep = [k for k, _ in search(limit * DEEPER)]
     _describe_more(store, described, deep)
-    return deepen(shallow, [(k, described[k][2]) for k in deep if k in described], limit, query.words)
+    pairs = [(k, described[k][2]) for k in deep if k in described]
+    return deepen(shallow, pairs, limit, query.words, {k: d[3] for k, d in described.items()})
 
 
 def _describe_more(
