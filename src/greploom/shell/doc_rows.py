@@ -24,7 +24,7 @@ not change, as for code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -54,6 +54,7 @@ from greploom.core.summary import Tier
 from greploom.shell.doc_parse import parse_doc
 from greploom.shell.schema import NodeRow
 from greploom.shell.source_files import read_file, unusual_file
+from greploom.shell.sources import listed
 
 # A config file of at most this many lines answers as one section: a 30-line
 # docker-compose.yml is one answer, not six pieces of five lines.
@@ -84,7 +85,7 @@ class DocReport:
         if secret_files:
             parts.append(f"skipped {secret_files} secret files (.env, keys, credentials), unread")
         if self.too_large:
-            parts.append(f"skipped {len(self.too_large)} too large: {_listed(self.too_large)}")
+            parts.append(f"skipped {len(self.too_large)} too large: {listed(self.too_large)}")
         return ("; ".join(parts),)
 
     def warnings(self) -> tuple[str, ...]:
@@ -93,20 +94,14 @@ class DocReport:
         if self.refused:
             out.append(
                 f"{len(self.refused)} doc or config files did not parse and are indexed whole: "
-                + _listed(self.refused)
+                + listed(self.refused)
             )
         if self.unusual:
             out.append(
                 f"{len(self.unusual)} doc or config files left out: "
-                + _listed(f"{f} ({why})" for f, why in self.unusual)
+                + listed(f"{f} ({why})" for f, why in self.unusual)
             )
         return tuple(out)
-
-
-def _listed(items: Iterable[str]) -> str:
-    shown = list(items)
-    head = ", ".join(shown[:3])
-    return head + (f" (+{len(shown) - 3} more)" if len(shown) > 3 else "")
 
 
 @attrs.frozen

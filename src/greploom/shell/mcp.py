@@ -91,8 +91,9 @@ greploom finds the code that answers a question in an indexed code base and retu
 to a token budget; the index also holds the code base's docs and config by section (kinds doc
 and config: a README's or guide's headings, YAML/TOML/JSON/INI sections, Dockerfiles), found
 first when a question is about them (install, deploy, configure, settings...), and linked to the
-code they name (relationships mentions and documented_by). Call search_code with a question, a symbol name or a place (adapters.py:412,
-or a pasted traceback: the definitions around those lines come first) first; call
+code they name (relationships mentions and documented_by). Call search_code with a question, a
+symbol name or a place (adapters.py:412, or a pasted traceback: the definitions around those
+lines come first) first; call
 get_node_context with keys from a previous result (the `key` field, or the `key:` that ends each
 block's header, e.g. function:pkg/mod.py:Class.method), or with a qualified name that names one
 definition (pkg.mod.Class.method, Class.method), to see a node and its callers and callees; call

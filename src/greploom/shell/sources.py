@@ -90,7 +90,7 @@ class SourceReport:
                 "indexed; install greploom's `treeloom` extra (pip install 'greploom[treeloom]')"
             )
         if self.parsed_files:
-            shown = _listed(f"{f} ({_count(n, 'definition')})" for f, n in self.parsed_files)
+            shown = listed(f"{f} ({_count(n, 'definition')})" for f, n in self.parsed_files)
             out.append(
                 f"treeloom skipped {_files(len(self.parsed_files))} (a syntax error drops a file whole); "
                 f"indexed from tree-sitter's error-tolerant parse instead: {shown}"
@@ -98,23 +98,23 @@ class SourceReport:
         if self.unparsed_files:
             out.append(
                 f"treeloom skipped {_files(len(self.unparsed_files))} (a syntax error drops a file whole); "
-                f"each is indexed as one module holding its text: {_listed(self.unparsed_files)}"
+                f"each is indexed as one module holding its text: {listed(self.unparsed_files)}"
             )
         if self.whole_files:
             out.append(
                 f"no parser reads {_files(len(self.whole_files))} here; each is indexed as a module "
                 f"holding its text, a long one in sections of up to {SECTION_LINES} lines: "
-                + _listed(self.whole_files)
+                + listed(self.whole_files)
             )
         if self.unusual:
             out.append(
                 f"{_files(len(self.unusual))} left out, neither parsed nor indexed: "
-                + _listed(f"{f} ({why})" for f, why in self.unusual)
+                + listed(f"{f} ({why})" for f, why in self.unusual)
             )
         if self.not_utf8:
             out.append(
                 f"{_files(len(self.not_utf8))} not valid UTF-8, read with the bad bytes shown as U+FFFD: "
-                + _listed(self.not_utf8)
+                + listed(self.not_utf8)
             )
         if root is None and self.needed:
             out.append(
@@ -144,7 +144,8 @@ def _files(n: int) -> str:
     return _count(n, "file")
 
 
-def _listed(items: Iterable[str], limit: int = 5) -> str:
+def listed(items: Iterable[str], limit: int = 5) -> str:
+    """Up to ``limit`` items, comma-separated, and how many more: a warning's list of files."""
     shown = list(items)
     rest = len(shown) - limit
     return ", ".join(shown[:limit]) + (f" (+{rest} more)" if rest > 0 else "")
