@@ -212,3 +212,26 @@ def test_a_small_config_file_is_one_section_with_every_line(project: Path) -> No
     assert (top["key"], top["line"]) == ("config:.github/workflows/ci.yml:ci", 1)
     shown = cli("query", "--node", top["key"], "--db", db, "--include-source").out
     assert "on: [push, pull_request]" in shown and "python -m pytest" in shown
+
+
+def test_kept_parses_are_used_and_a_damaged_one_is_parsed_again(project: Path) -> None:
+    """The docs' parses are kept beside the index by content; one that cannot be read is not trusted."""
+    import apsw
+
+    db, _ = _index(project)
+    parts = db.with_name("index.parts.db")
+    conn = apsw.Connection(str(parts))
+    kept = dict(conn.execute("SELECT file, content FROM doc_parses"))
+    assert "docs/runbook.rst" in kept and "README.md" in kept
+    conn.execute("UPDATE doc_parses SET data = 'not json' WHERE file = 'docs/runbook.rst'")
+    conn.close()
+    (project / "shop" / "net.py").write_text((project / "shop" / "net.py").read_text() + "\n# edited\n")
+    again = cli("index", project, "--db", db, "--provider", "none")
+    assert again.code == 0, again.err
+    run = cli("query", "runbook failover promote replica", "--db", db, "--format", "json", "--top-k", "1")
+    assert run.json()["results"][0]["key"] == "doc:docs/runbook.rst:runbook > Runbook > Failover"
+    (project / "README.md").unlink()
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    conn = apsw.Connection(str(parts))
+    assert "README.md" not in dict(conn.execute("SELECT file, content FROM doc_parses"))
+    conn.close()

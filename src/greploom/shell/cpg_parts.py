@@ -36,6 +36,7 @@ from greploom.core.context import USED_EDGE_KINDS
 from greploom.core.cpg import CpgData
 from greploom.core.freshness import FileStamp
 from greploom.shell.cpg_stream import CpgCollector
+from greploom.shell.doc_cache import DocParseCache
 from greploom.shell.freshness import storable
 from greploom.shell.serde import cpg_item_readers, with_valid_text
 
@@ -108,6 +109,10 @@ class PartStore:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(_SCHEMA)
         return conn
+
+    def doc_cache(self) -> DocParseCache:
+        """The parses of the docs and config files, kept in this file too (greploom.shell.doc_cache)."""
+        return DocParseCache(self._conn)
 
     def close(self) -> None:
         self._conn.close()

@@ -44,6 +44,10 @@ import attrs
 from greploom.core.doc_files import DocFormat
 from greploom.core.doc_sections import Heading
 
+# What a parse holds and how: a change of any reader below raises it, and the parses kept
+# beside the index (greploom.shell.doc_cache) are made again.
+PARSE_VERSION = "1"
+
 
 @attrs.frozen
 class ParsedDoc:

@@ -51,7 +51,8 @@ from greploom.core.hashing import content_hash
 from greploom.core.mentions import Target, documented_by, named_in, resolve_mentions
 from greploom.core.secrets import mask_secrets
 from greploom.core.summary import Tier
-from greploom.shell.doc_parse import parse_doc
+from greploom.shell.doc_cache import DocParseCache, content_of
+from greploom.shell.doc_parse import ParsedDoc, parse_doc
 from greploom.shell.schema import NodeRow
 from greploom.shell.source_files import read_file, unusual_file
 from greploom.shell.sources import listed
@@ -115,19 +116,32 @@ class _Section:
 
 
 def doc_rows(
-    root: Path, files: Sequence[str], tier: Tier, code_rows: Mapping[str, NodeRow]
+    root: Path,
+    files: Sequence[str],
+    tier: Tier,
+    code_rows: Mapping[str, NodeRow],
+    cache: DocParseCache | None = None,
 ) -> tuple[dict[str, NodeRow], dict[str, str], DocReport]:
     """Every row of the run, code and docs: the docs' rows added, linked both ways, and their
-    embed texts; the code rows that docs name get their ``documented_by``."""
+    embed texts; the code rows that docs name get their ``documented_by``. ``cache``: the
+    parses kept beside the index (greploom.shell.doc_cache), used and kept up to date."""
     found: list[_Section] = []
     report = _Counts()
     for name in files:
         fmt = doc_format(name)
         if fmt is None:
             continue
-        text = _read(root, name, fmt, report)
-        if text is not None:
-            found.extend(_sections(name, fmt, text, report))
+        read = _read(root, name, fmt, report)
+        if read is not None:
+            text, content = read
+            parsed = cache.get(name, content) if cache is not None else None
+            if parsed is None:
+                parsed = parse_doc(fmt, text)
+                if cache is not None:
+                    cache.put(name, content, parsed)
+            found.extend(_sections(name, fmt, text, parsed, report))
+    if cache is not None:
+        cache.save(files)
     links = _links(found, code_rows)
     back = documented_by(links)
     refs = {s.key: _ref(s) for s in found}
@@ -182,8 +196,9 @@ class _Counts:
         )
 
 
-def _read(root: Path, name: str, fmt: DocFormat, counts: _Counts) -> str | None:
-    """The file's text with its secret-shaped values masked, or None (counted) when skipped."""
+def _read(root: Path, name: str, fmt: DocFormat, counts: _Counts) -> tuple[str, str] | None:
+    """The file's text with its secret-shaped values masked and the key of its content (for the
+    parse cache), or None (counted) when skipped."""
     raw, why = read_file(root, name)
     if raw is None:
         if why is not None:
@@ -201,11 +216,10 @@ def _read(root: Path, name: str, fmt: DocFormat, counts: _Counts) -> str | None:
     masked, count = mask_secrets(text, prose=doc_kind(fmt) == DOC_KIND)
     counts.masked += count
     counts.files += 1
-    return masked
+    return masked, content_of(raw)
 
 
-def _sections(name: str, fmt: DocFormat, text: str, counts: _Counts) -> list[_Section]:
-    parsed = parse_doc(fmt, text)
+def _sections(name: str, fmt: DocFormat, text: str, parsed: ParsedDoc, counts: _Counts) -> list[_Section]:
     if parsed.refused:
         counts.refused.append(name)
     kind = doc_kind(fmt)

@@ -46,7 +46,7 @@ from greploom.shell.index_state import (
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, Progress
 from greploom.shell.rows import compute_rows
-from greploom.shell.schema import BUILDING, MODULE_NAMES
+from greploom.shell.schema import BUILDING, MODULE_NAMES, NodeRow
 from greploom.shell.serde import check_cpg_file, load_cpg
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
 from greploom.shell.store import IndexStore
@@ -154,10 +154,9 @@ def _index_gathered(
     del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
     say("reading the CPG", 1, 1)
     if selection is not None:
-        rows, doc_texts, docs = doc_rows(selection.root, selection.docs, config.tier, rows)
-        embed_texts = {**embed_texts, **doc_texts}
-        warnings = (*warnings, *docs.warnings())
-        notes = (*notes, *docs.notes(selection.secret_files))
+        rows, embed_texts, warnings, notes = _with_docs(
+            gathered, config, rows, embed_texts, said=(warnings, notes)
+        )
     warnings = (*built_warnings, *warnings)
     notes = (*left_out, *notes)
     if source.is_dir() and not rows:
@@ -233,6 +232,30 @@ def _index_gathered(
         embedder=identity.describe() if identity else "lexical only",
         warnings=warnings,
         notes=notes,
+    )
+
+
+def _with_docs(
+    gathered: Gathered,
+    config: GrepLoomConfig,
+    rows: dict[str, NodeRow],
+    embed_texts: Mapping[str, str],
+    *,
+    said: tuple[tuple[str, ...], tuple[str, ...]],
+) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    """The run's rows with the docs and config sections of its files (greploom.shell.doc_rows),
+    their parses kept beside the index for a source directory; ``said``: the run's warnings
+    and notes so far, returned with the docs' after them."""
+    warnings, notes = said
+    selection = gathered.selection
+    assert selection is not None
+    cache = gathered.parts.doc_cache() if gathered.parts is not None else None
+    rows, doc_texts, docs = doc_rows(selection.root, selection.docs, config.tier, rows, cache)
+    return (
+        rows,
+        {**embed_texts, **doc_texts},
+        (*warnings, *docs.warnings()),
+        (*notes, *docs.notes(selection.secret_files)),
     )
 
 
