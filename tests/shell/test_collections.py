@@ -189,6 +189,14 @@ def test_collections_and_db_contradict(space: Path) -> None:
         ("[colections.a]\npath = 'src'\n", "unknown key colections"),
         ("[collections.'a b']\npath = 'src'\n", "a collection name is"),
         ("[collections.a]\npath = 'src'\nprovider = 'magic'\n", "collections.a.provider 'magic'"),
+        ("[collections.a]\npath = 'src'\ninclude = ['!x']\n", "collections.a.include '!x' would re-include"),
+        ("[collections.a]\npath = 'src'\nexclude = ['# x']\n", "collections.a.exclude '# x' is not"),
+        # Collections that would write one index file, or one another keeps beside its own:
+        ("[collections.a]\npath = 'src'\n[collections.b]\npath = 'src'\ndb = '.greploom/a.db'\n", "share"),
+        ("[collections.a]\npath = 'src'\n[collections.b]\npath = 'src'\ndb = '.greploom/A.db'\n", "share"),
+        ("[collections.a]\npath = 'src'\n[collections.b]\npath = 'src'\ndb = '.greploom/a.parts.db'\n", "sh"),
+        ("[collections.'a.parts']\npath = 'src'\n", "rename it"),
+        ("[collections.index]\npath = 'src'\n", "`greploom index`'s"),
     ],
 )
 def test_malformed_config_is_one_line(tmp_path: Path, text: str, expected: str) -> None:
@@ -202,6 +210,25 @@ def test_malformed_config_is_one_line(tmp_path: Path, text: str, expected: str) 
     assert len(lines) == 1 and lines[0].startswith("greploom: error: ")
     assert str(config) in lines[0] and expected in lines[0]
     assert "Traceback" not in run.err
+
+
+def test_a_tight_budget_holds_over_collections(space: Path) -> None:
+    """Over three collections the text stays within small budgets, and the JSON within its own."""
+    args = ("query", QUESTION, "-c", "shop", "-c", "js", "-c", "twin", "--config", space / "greploom.toml")
+    for budget in (200, 400):
+        text = cli(*args, "--budget", budget)
+        assert text.code == 0, text.err
+        assert count_tokens(text.out) <= budget
+    envelope = cli(*args, "--budget", 1000, "--format", "json")
+    assert envelope.code == 0, envelope.err
+    assert envelope.json()["metadata"]["tokens_used"] <= 1000
+
+
+def test_a_query_without_c_beside_a_config_says_so(space: Path) -> None:
+    """No index at the default file, and a greploom.toml here: the error says to pass -c."""
+    run = cli_process("query", "cart total", cwd=space / "pyshop")
+    assert run.code == 4
+    assert "names collections: search them with -c NAME" in run.err and "Traceback" not in run.err
 
 
 def test_no_config_anywhere(tmp_path: Path) -> None:
@@ -265,6 +292,8 @@ def test_mcp_search_code_over_collections(space: Path) -> None:
             assert all("collection" not in r for r in plain.structured_content["results"])
             with pytest.raises(ToolError, match="js, shop, twin"):
                 await client.call_tool("search_code", {"query": "cart", "collections": ["nope"]})
+            with pytest.raises(ToolError):  # an empty list would search the server's one index
+                await client.call_tool("search_code", {"query": "cart", "collections": []})
             with pytest.raises(ToolError, match="db_path"):
                 await client.call_tool(
                     "search_code", {"query": "cart", "collections": ["shop"], "db_path": "x.db"}

@@ -30,6 +30,11 @@ Decisions, hard to undo once users have config files:
   they name the index file and are typed after ``-c``.
 - Unknown keys are errors, not ignored: a misspelt ``exclude`` would
   otherwise index what the user meant to leave out.
+- No two collections share an index file, nor one the other keeps beside
+  its own (``NAME.parts.db``: names ending ``.parts``, ``.sessions`` or
+  ``.damaged`` are refused, and ``index`` without a ``db``, which is
+  ``greploom index``'s default file); ``db`` values that meet are refused by
+  the shell, which resolves them (greploom.shell.collections).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from typing import Any
 import attrs
 
 from greploom.core.errors import UsageError
+from greploom.core.ignore import check_patterns
 from greploom.core.summary import Tier
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # names the index file: .greploom/<name>.db
@@ -52,6 +58,8 @@ LIST_KEYS = ("paths", "include", "exclude")
 TEXT_KEYS = ("path", "tier", "provider", "model", "ollama_url", "embedding_url", "db")
 FLAG_KEYS = ("include_vendored",)
 KEYS = tuple(sorted((*LIST_KEYS, *TEXT_KEYS, *FLAG_KEYS)))
+# What greploom keeps beside an index NAME.db: a collection named so would share its file.
+_RESERVED = (".parts", ".sessions", ".damaged")
 
 
 @attrs.frozen
@@ -148,6 +156,8 @@ def _collection(name: str, table: Any, source: str, at: str, providers: Containe
     for key in LIST_KEYS:
         if key in table:
             values[key] = _strings(table[key], source, f"{at}.{key}")
+            if key != "paths":  # a bad pattern is the file's mistake, named as its key
+                check_patterns(f"{source}: {at}.{key}", values[key], keeps=key == "include")
     for key in TEXT_KEYS:
         if key in table:
             value = table[key]
@@ -159,6 +169,12 @@ def _collection(name: str, table: Any, source: str, at: str, providers: Containe
             if not isinstance(table[key], bool):
                 raise UsageError(f"{source}: {at}.{key} must be true or false")
             values[key] = table[key]
+    if name.lower().endswith(_RESERVED) or (name.lower() == "index" and "db" not in values):
+        raise UsageError(
+            f"{source}: {at}: the name would give the collection a file greploom keeps for another "
+            f"(NAME.parts.db and NAME.sessions.db beside NAME.db; .greploom/index.db is "
+            f"`greploom index`'s): rename it, or give it a db = \"...\""
+        )
     if ("path" in values) == ("paths" in values):
         raise UsageError(f'{source}: {at} needs one of path = "DIR" or paths = ["DIR", ...]')
     paths = (values.pop("path"),) if "path" in values else values.pop("paths")

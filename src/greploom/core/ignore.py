@@ -170,15 +170,22 @@ class IgnoreRules:
         return None
 
 
-def _patterns(flag: str, patterns: Sequence[str]) -> GitIgnoreSpec:
+def check_patterns(label: str, patterns: Sequence[str], *, keeps: bool) -> None:
+    """A UsageError naming ``label`` (a config file's key) for a pattern that is not one;
+    ``keeps``: the patterns keep the files they match (include), else leave them out."""
+    _patterns(label, patterns, keeps=keeps)
+
+
+def _patterns(flag: str, patterns: Sequence[str], *, keeps: bool | None = None) -> GitIgnoreSpec:
     """The spec of ``--exclude`` or ``--include`` patterns; a UsageError for one that is not a pattern."""
+    keeping = flag == "--include" if keeps is None else keeps
     for pattern in patterns:
         if not pattern.strip() or pattern.lstrip().startswith("#"):
             raise UsageError(f"{flag} {pattern!r} is not a pattern: give a glob such as 'gen/' or '*.pb.go'")
         if pattern.startswith("!"):
             raise UsageError(
                 f"{flag} {pattern!r} would re-include, and {flag} only "
-                f"{'leaves files out' if flag == '--exclude' else 'keeps files matching it'}: "
+                f"{'keeps files matching it' if keeping else 'leaves files out'}: "
                 "put `!` lines in a .greploomignore"
             )
     spec, bad = _spec(patterns)

@@ -176,6 +176,7 @@ def query(
             raise UsageError("--code and query text, --node or --cpg cannot go together; pass one")
         answer = _code_answer(config, code, mode, depth)
     elif engine_for is None:
+        _collections_hint(config, db is None and cpg is None)
         answer = run_query(
             config, text, tuple(node or ()), include_source=mode, cpg_path=cpg, session=session, fresh=fresh
         )
@@ -250,3 +251,19 @@ def _like_answer(
     finally:
         if engine_for is None:
             engine.close()
+
+
+def _collections_hint(config: GrepLoomConfig, default_db: bool) -> None:
+    """With no index at the default file and a config file naming collections here or above,
+    say to search those (`-c NAME`) rather than only that the index is missing."""
+    if not default_db or config.db_path.exists():
+        return
+    from greploom.core.errors import StoreError
+    from greploom.shell.collections import find_config
+
+    found = find_config(Path.cwd().resolve())
+    if found is not None:
+        raise StoreError(
+            f"no index at {config.db_path}; {found} names collections: search them with -c NAME "
+            "(index them with `greploom index`), or pass --db"
+        )

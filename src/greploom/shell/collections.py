@@ -92,8 +92,26 @@ class CollectionsConfig:
         return self.path.parent
 
     def targets(self, names: Sequence[str] = ()) -> tuple[Target, ...]:
-        """The collections asked for (all for none), resolved; an unknown name is a usage error."""
+        """The collections asked for (all for none), resolved; an unknown name is a usage error,
+        and so are two collections of the file whose index files meet (see :meth:`check_files`)."""
+        self.check_files()
         return tuple(self.target(c) for c in self.collections.named(names))
+
+    def check_files(self) -> None:
+        """Refuse collections that would share an index file, or one the other keeps beside its
+        own (``NAME.parts.db``, ``NAME.sessions.db``): compared resolved and without case, as a
+        case-insensitive file system would."""
+        owner: dict[str, str] = {}
+        for c in self.collections.collections:
+            db = (self.folder / c.db_file).resolve()
+            for path in (db, db.with_name(db.stem + ".parts.db"), db.with_name(db.stem + ".sessions.db")):
+                key = str(path).casefold()
+                other = owner.setdefault(key, c.name)
+                if other != c.name:
+                    raise UsageError(
+                        f"{self.path}: collections {other!r} and {c.name!r} would share the index file "
+                        f"{path}: give one of them another db"
+                    )
 
     def target(self, collection: Collection) -> Target:
         """One collection's index root, the paths within it and its index file."""

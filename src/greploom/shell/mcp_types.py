@@ -117,6 +117,7 @@ NodeId = Annotated[str, Field(max_length=MAX_NODE_ID_CHARS)]
 Collections = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
     Field(
+        min_length=1,  # an empty list would search the server's one index without a word
         max_length=100,
         description="Search these collections of the server's greploom.toml (or [tool.greploom] in "
         "pyproject.toml) as one: one ranking, one budget, each result naming its collection. "
