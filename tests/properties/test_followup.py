@@ -10,6 +10,8 @@ Laws:
    memory does not hold, whatever the new scores.
 5. Remembering keeps at most MAX_REMEMBERED weights, each in [0, 1], and
    what was shown stays shown.
+6. A neighbour of a hit (a caller, a callee) is remembered, never above the
+   hit it was reached from, and never above its own weight as a hit.
 """
 
 from __future__ import annotations
@@ -72,6 +74,26 @@ def test_remembering_stays_bounded(
     assert all(0.0 <= w <= 1.0 for _, w in after.weights)
     assert memory.shown | shown <= after.shown
     assert after.turns == memory.turns + 1
+
+
+neighbour_keys = st.sampled_from([f"n{i}" for i in range(6)])  # never a hit's key
+neighbours = st.lists(st.tuples(neighbour_keys, keys, st.floats(0, 1, allow_nan=False)), max_size=8)
+
+
+@given(scored, neighbours)
+def test_neighbours_are_remembered_below_their_hits(
+    answered: list[tuple[str, float]], around: list[tuple[str, str, float]]
+) -> None:
+    after = dict(remember(Memory(), answered, (), around).weights)
+    hits = normalized(answered)
+    assert all(0.0 <= w <= 1.0 for w in after.values())
+    for key, _hit, _relevance in around:
+        if key in after:
+            assert after[key] <= max((hits.get(h, 0.0) for k, h, _ in around if k == key), default=0.0)
+    best = {k for k, _ in sorted(after.items(), key=lambda p: (-p[1], p[0]))}
+    for key, hit, relevance in around:
+        if hits.get(hit, 0.0) * relevance > 0 and len(after) < MAX_REMEMBERED:
+            assert key in best  # remembered (the memory is not full)
 
 
 def test_what_points_back() -> None:

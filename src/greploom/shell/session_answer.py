@@ -21,7 +21,7 @@ from pathlib import Path
 import attrs
 
 from greploom.core.errors import UsageError
-from greploom.core.expand import ExpandedNode
+from greploom.core.expand import ExpandedNode, Relationship
 from greploom.core.followup import Memory, gate, normalized, points_back, remember, smooth
 from greploom.core.query import Query
 from greploom.core.render import Detail
@@ -31,6 +31,7 @@ from greploom.shell.sessions import save
 from greploom.shell.store import IndexStore
 
 SHOWN_EARLIER = "shown earlier in this session (whole): ask for it by key to see it again"
+LEAF_NEIGHBOURS = frozenset((Relationship.IMPORT, Relationship.PARAMETER))
 
 
 def follow_up(
@@ -71,7 +72,13 @@ def record(db_path: Path, name: str, memory: Memory, answer: QueryAnswer) -> Non
         whole = {b.block.key for b in answer.packing.blocks if b.label == Detail.FULL.value and not b.cut}
     except UsageError:
         whole = set()  # a budget too small to answer: the caller says so; nothing was shown
-    save(db_path, name, remember(memory, [(h.key, h.score) for h in answer.hits], whole))
+    # The definitions shown around the hits (imports and parameters are names, not code).
+    neighbours = [
+        (n.ref.key, n.via, n.relevance)
+        for n in answer.nodes
+        if n.via is not None and n.relationship not in LEAF_NEIGHBOURS
+    ]
+    save(db_path, name, remember(memory, [(h.key, h.score) for h in answer.hits], whole, neighbours))
 
 
 def session_metadata(
