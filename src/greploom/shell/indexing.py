@@ -14,10 +14,12 @@ run. An OS file lock next to the index keeps two runs from interleaving.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import apsw
@@ -76,10 +78,30 @@ def run_index(
     if config.exclude or config.include:  # a bad pattern is bad usage, before anything is written
         IgnoreRules.create(config.exclude, include=config.include)
     db_path = config.db_path
-    with storage_faults(db_path, "write the index"):
+    with storage_faults(db_path, "write the index"), rare_collections():
         make_index_dir(db_path.parent)
         with index_lock(db_path):
             return _locked_run(source, config, progress, force=force, started=started)
+
+
+# An index run builds a graph of hundreds of thousands of objects (numpy: 380k CPG
+# nodes) that it keeps until its rows are decided: Python's cyclic collector, run every
+# 700 allocations, walks all of it again and again. A run lets it start every
+# GC_ALLOCATIONS instead, and collects once when the graph is let go (before the model
+# loads, so the peak stays the graph's). Measured on numpy, edit one file: 22.0 s ->
+# 17.4 s, peak RSS 686 MB either way (no collector at all: 16.6 s, 780 MB).
+GC_ALLOCATIONS = 1_000_000
+
+
+@contextlib.contextmanager
+def rare_collections() -> Iterator[None]:
+    """Run the cyclic collector every :data:`GC_ALLOCATIONS` allocations within the block."""
+    saved = gc.get_threshold()
+    gc.set_threshold(GC_ALLOCATIONS, *saved[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
 
 
 def make_index_dir(folder: Path) -> None:
@@ -152,6 +174,7 @@ def _index_gathered(
         known_names=_known_names(db_path, stamps, force=force),
     )
     del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
+    gc.collect()  # ... and its cycles go now, not when the collector next runs (rare_collections)
     say("reading the CPG", 1, 1)
     if selection is not None:
         rows, embed_texts, warnings, notes = _with_docs(
