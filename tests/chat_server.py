@@ -7,7 +7,9 @@ client reads a real stream. The answer is scripted per test: a string, or a
 function of the messages received (by default it cites the first block of
 the context sent, read from the request, as a model following the rules
 would). Faults: an HTTP status, a malformed line mid-stream, a stream cut
-off before its terminator, a delay before answering.
+off before its terminator, a delay before answering. Variants servers send:
+lines ended by CR alone or CR LF, an SSE ``event: error`` mid-answer, and an
+Ollama last line whose ``message`` is null.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class Script:
     partial: bool = False  # close the connection halfway, before done / [DONE]
     no_done: bool = False  # OpenAI: end with a finish_reason but no [DONE]
     delay_s: float = 0.0  # wait this long before answering
+    line_end: str = "\n"  # what ends each line of the stream: "\r" or "\r\n" as some servers write
+    error_event: str | None = None  # OpenAI: after the first piece, `event: error` with this data, then stop
+    null_done_message: bool = False  # Ollama: the done line's message is null
     requests: list[dict[str, Any]] = attrs.Factory(list)
     paths: list[str] = attrs.Factory(list)
     auth: list[str | None] = attrs.Factory(list)
@@ -107,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             for line in lines:
-                self.wfile.write(line.encode())
+                self.wfile.write(line.replace("\n", self.script.line_end).encode())
                 self.wfile.flush()
         except OSError:
             pass  # the client gave up, as it may
@@ -126,7 +131,7 @@ class _Handler(BaseHTTPRequestHandler):
                 yield "this is not json\n"
         if s.partial:
             return
-        last = {"role": "assistant", "content": ""}
+        last = None if s.null_done_message else {"role": "assistant", "content": ""}
         yield json.dumps({"model": model, "message": last, "done": True, "done_reason": "stop"}) + "\n"
 
     def _openai(self, s: Script, payload: dict[str, Any]) -> Iterator[str]:
@@ -142,6 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
             yield event({"content": piece})
             if s.malformed and i == 0:
                 yield "data: {not json\n\n"
+            if s.error_event is not None:
+                yield f"event: error\ndata: {s.error_event}\n\n"
+                return
         if s.partial:
             return
         yield event({}, "stop")

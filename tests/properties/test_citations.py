@@ -8,9 +8,16 @@
 4. Verdicts do not depend on the order of the spans, nor on repeated spans.
 5. Sending more spans never flags a citation that was valid.
 6. Extraction finds every well-formed citation inserted into arbitrary
-   text; in text without ``[`` besides them it finds exactly them, in order,
-   each once; in text without ``[`` it finds nothing.
-7. ``str`` of a citation extracts back to that citation.
+   text outside code; in text without ``[`` besides them it finds exactly
+   them, in order, each once; in text without ``[`` it finds nothing; inside
+   a fenced code block or an inline code span (one that is not itself a
+   citation) it finds nothing, and a "path" with neither ``/`` nor ``.``
+   (``x[i:3]``) is no citation.
+7. ``str`` of a citation extracts back to that citation, and so do the other
+   forms models write it in (``:line:col``, ``:L8``, ``#L8``, ``: 8``, ``8-``).
+8. A citation of an absolute path ending, on a ``/`` boundary, with a sent
+   file's path has that file's verdict; one ending with it past no ``/``
+   boundary is flagged.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ citations = st.tuples(
     st.sampled_from(SENT_FILES + OTHER_FILES), st.integers(1, 10**6), st.integers(-3, 80)
 ).map(lambda t: Citation(t[0], t[1], t[1] + t[2] if t[2] >= 0 else t[1]))
 any_citations = st.tuples(
-    st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,12}", fullmatch=True),
+    st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,5}[./][A-Za-z0-9_./-]{0,6}", fullmatch=True),
     st.integers(0, 10**9 - 1),
     st.integers(0, 10**9 - 1),
     st.booleans(),
@@ -127,20 +134,22 @@ written = st.lists(st.tuples(any_citations, st.integers(0, 4)), min_size=1, max_
 )
 
 
-@given(st.lists(st.tuples(st.text(max_size=20), written), max_size=6), st.text(max_size=20))
+# Prose: no backtick or tilde, so no code span or fence (those hide what they hold, law 6).
+prose = st.text(st.characters(exclude_characters="`~"), max_size=20)
+plain = st.text(st.characters(exclude_characters="[`~"), max_size=20)
+
+
+@given(st.lists(st.tuples(prose, written), max_size=6), prose)
 def test_every_inserted_citation_is_found(
     parts: list[tuple[str, tuple[list[Citation], str]]], tail: str
 ) -> None:
-    """Whatever surrounds a citation (prose, code, stray brackets), the check must see it."""
+    """Whatever prose surrounds a citation (stray brackets, line breaks), the check must see it."""
     text = "".join(filler + mark for filler, (_, mark) in parts) + tail
     found = set(extract_citations(text))
     assert {c for _, (cited, _) in parts for c in cited} <= found
 
 
-@given(
-    st.lists(st.tuples(st.text(st.characters(exclude_characters="["), max_size=20), written), max_size=6),
-    st.text(st.characters(exclude_characters="["), max_size=20),
-)
+@given(st.lists(st.tuples(plain, written), max_size=6), plain)
 def test_in_plain_text_exactly_the_inserted_citations_are_found(
     parts: list[tuple[str, tuple[list[Citation], str]]], tail: str
 ) -> None:
@@ -162,3 +171,72 @@ def test_text_without_brackets_cites_nothing(text: str) -> None:
 def test_a_citation_reads_back_as_itself(citation: Citation) -> None:
     """The JSON's citations and the answer's text name the same places."""
     assert extract_citations(str(citation)) == (citation,)
+
+
+# A fence and the one that closes it: as long as the opener or longer, the same character.
+fences = st.sampled_from([("```", "```"), ("~~~~", "~~~~~"), ("```python", "````"), ("  ```", "```  ")])
+
+
+@given(st.lists(written, min_size=1, max_size=3), plain, plain, fences)
+def test_code_is_not_read_for_citations(
+    marks: list[tuple[list[Citation], str]], before: str, after: str, fence: tuple[str, str]
+) -> None:
+    """Code (`items[start:10]`, a slice in a fenced block) is no citation of the context, however it reads."""
+    text = " ".join(mark for _, mark in marks)
+    opening, closing = fence
+    span = f"{before} ``x = {text} + y`` {after}"
+    block = f"{before}\n{opening}\n{text}\n{after}\n{closing}\n"
+    unclosed = f"{before}\n{opening}\n{after}{text}"
+    assert extract_citations(span) == () and extract_citations(block) == ()
+    assert extract_citations(unclosed) == ()
+    assert extract_citations(f"{block}{span}{text}") == extract_citations(text)
+
+
+@given(any_citations)
+def test_a_code_span_that_is_a_citation_is_read(citation: Citation) -> None:
+    """Models wrap citations in backticks, inside the brackets or around them."""
+    item = str(citation)[1:-1]
+    assert extract_citations(f"see [`{item}`] and `{citation}`") == (citation,)
+
+
+@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True), st.integers(0, 10**9 - 1))
+def test_a_name_without_slash_or_dot_is_no_path(name: str, line: int) -> None:
+    """`x[i:3]`, `[start:10]`: slices and mappings, not files."""
+    assert extract_citations(f"x[{name}:{line}] and [{name}:{line}-{line + 1}]") == ()
+
+
+@given(any_citations, st.integers(1, 999), st.integers(1, 999))
+def test_the_forms_models_write_read_as_the_citation(citation: Citation, col: int, end_col: int) -> None:
+    """line:col, GitHub's L8 and #L8, a space after the colon, a dangling dash: the same place."""
+    file, line, end = citation.file, citation.line, citation.end_line
+    one = Citation(file, line, line)
+    for form in (
+        f"{file}:{line}:{col}",
+        f"{file}:L{line}",
+        f"{file}#L{line}",
+        f"{file}: {line}",
+        f"{file}:{line}-",
+    ):
+        assert extract_citations(f"[{form}]") == (one,), form
+    for form in (f"{file}#L{line}-L{end}", f"{file}:{line}:{col}-{end}:{end_col}", f"{file}:L{line}-{end}"):
+        assert extract_citations(f"[{form}]") == (Citation(file, line, end),), form
+
+
+absolute_prefixes = st.from_regex(r"(/[a-z0-9_.-]{1,6}){0,3}", fullmatch=True)
+
+
+@given(
+    span_lists,
+    st.lists(citations, min_size=1, max_size=6),
+    absolute_prefixes,
+    st.from_regex(r"[a-z]{1,3}", fullmatch=True),
+)
+def test_an_absolute_path_ending_with_a_sent_file_has_its_verdict(
+    sent: list[Span], cited: list[Citation], prefix: str, glued: str
+) -> None:
+    """Models write the absolute path they guess at; it names the sent file it ends with, and no other."""
+    relative = [c for c in cited if not c.file.startswith("/")]
+    absolute = [Citation(f"{prefix}/{c.file}", c.line, c.end_line) for c in relative]
+    assert verdicts(absolute, sent) == verdicts(relative, sent)
+    unbounded = [Citation(f"{prefix}/{glued}{c.file}", c.line, c.end_line) for c in relative]
+    assert not any(verdicts(unbounded, sent))

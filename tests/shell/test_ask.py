@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpx
 import pytest
 
 from greploom.core.ask import NOT_IN_CONTEXT, ChatMessage
 from greploom.core.errors import ChatError, UsageError
-from greploom.shell.chat_http import OllamaChat, OpenAIChat
+from greploom.shell.chat_http import OllamaChat, OpenAIChat, chat_for
 from greploom.shell.config import GrepLoomConfig
 from tests.chat_server import Messages, Script, chat_server, context_of, first_place
 from tests.cli_helpers import Run, cli, cli_process
@@ -258,7 +259,8 @@ def test_chat_settings_come_from_the_environment_then_flags(indexed: Path) -> No
     config = GrepLoomConfig.from_env(
         {"GREPLOOM_CHAT_PROVIDER": "OpenAI", "GREPLOOM_CHAT_MODEL": "qwen", "OPENAI_API_KEY": "k1"}
     )
-    assert (config.chat_provider, config.chat_model, config.chat_api_key) == ("openai", "qwen", "k1")
+    assert (config.chat_provider, config.chat_model) == ("openai", "qwen")
+    assert config.chat_key("https://api.openai.com/v1") == "k1"
     assert "k1" not in repr(config)
     with pytest.raises(UsageError, match="unknown chat provider 'claude'"):
         config.with_overrides(chat_provider="claude")
@@ -292,3 +294,190 @@ def test_ask_as_a_subprocess(indexed: Path) -> None:
     down = cli_process("ask", QUESTION, "--db", indexed, "--chat-url", dead)
     assert down.code == 5 and down.out == "" and "Traceback" not in down.err
     assert len(down.err.splitlines()) == 1
+
+
+def test_code_in_an_answer_is_not_a_citation(indexed: Path) -> None:
+    """Brackets in inline code and fenced blocks, and `x[i:3]` (no path), are code: nothing is flagged."""
+    reply = (
+        "It slices `items[start:10]` and x[i:3], see [`shop/net.py:8`] and `[shop/net.py:9]`.\n"
+        "```python\nnext = a[i:2]\n```\n"
+    )
+    with chat_server(Script(reply=reply)) as (url, _):
+        text = ask(indexed, url, "ollama")
+        got = ask(indexed, url, "ollama", "--format", "json").json()
+    assert text.code == 0 and text.err == ""
+    assert got["flagged"] == 0
+    assert [(c["file"], c["line"]) for c in got["citations"]] == [("shop/net.py", 8), ("shop/net.py", 9)]
+
+
+def test_citation_forms_models_write_are_checked(indexed: Path) -> None:
+    """line:col, L8, #L8, a space after the colon and `8-` are read as line 8 and checked; so is an
+    absolute path ending with a file sent; a made-up line in any of these forms is flagged."""
+    forms = ["shop/net.py:8:3", "shop/net.py:L9", "shop/net.py: 10", "shop/net.py:8-", "shop/net.py#L8-L10"]
+    absolute = ["/home/me/proj/shop/net.py:9", "/home/me/xshop/net.py:9", "shop/net.py:999:2"]
+    reply = "It is computed there " + " ".join(f"[{f}]" for f in forms + absolute) + "."
+    with chat_server(Script(reply=reply)) as (url, _):
+        got = ask(indexed, url, "ollama", "--format", "json").json()
+        text = ask(indexed, url, "ollama")
+    assert [(c["file"], c["line"], c["end_line"], c["valid"]) for c in got["citations"]] == [
+        ("shop/net.py", 8, 8, True),
+        ("shop/net.py", 9, 9, True),
+        ("shop/net.py", 10, 10, True),
+        ("shop/net.py", 8, 10, True),
+        ("/home/me/proj/shop/net.py", 9, 9, True),
+        ("/home/me/xshop/net.py", 9, 9, False),
+        ("shop/net.py", 999, 999, False),
+    ]
+    assert text.err.splitlines() == [
+        "greploom: warning: citations outside the context sent (2 of 7): "
+        "[/home/me/xshop/net.py:9], [shop/net.py:999]"
+    ]
+
+
+def test_openai_api_key_goes_to_openai_only(indexed: Path) -> None:
+    """OPENAI_API_KEY is never sent to a server --chat-url names; GREPLOOM_CHAT_API_KEY is, as chosen."""
+    with chat_server() as (url, script):
+        assert ask(indexed, url, "openai", env={"OPENAI_API_KEY": "sk-openai"}).code == 0
+        assert (
+            cli(
+                "ask",
+                QUESTION,
+                "--db",
+                indexed,
+                env={
+                    "OPENAI_API_KEY": "sk-openai",
+                    "GREPLOOM_CHAT_URL": url,
+                    "GREPLOOM_CHAT_PROVIDER": "openai",
+                },
+            ).code
+            == 0
+        )
+        env = {"OPENAI_API_KEY": "sk-openai", "GREPLOOM_CHAT_API_KEY": "sk-chosen"}
+        assert ask(indexed, url, "openai", env=env).code == 0
+    assert script.auth == [None, None, "Bearer sk-chosen"]
+    with chat_server(Script(status=401)) as (url, _):
+        line = one_error_line(ask(indexed, url, "openai", env={"OPENAI_API_KEY": "sk-openai"}))
+    assert "OPENAI_API_KEY goes to api.openai.com only" in line
+
+
+@pytest.mark.parametrize("url", [None, "https://api.openai.com/v1", "https://API.openai.com/v1/"])
+def test_openai_api_key_goes_to_the_openai_api(url: str | None) -> None:
+    """OpenAI's own API (the openai provider's default URL) does get OPENAI_API_KEY; no request leaves."""
+    seen: list[tuple[str, str | None]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.host, request.headers.get("authorization")))
+        return httpx.Response(
+            200, content=b'data: {"choices": [{"delta": {"content": "ok"}}]}\n\ndata: [DONE]\n\n'
+        )
+
+    env = {"OPENAI_API_KEY": "sk-openai", "GREPLOOM_CHAT_PROVIDER": "openai"} | (
+        {"GREPLOOM_CHAT_URL": url} if url else {}
+    )
+    chat = chat_for(GrepLoomConfig.from_env(env), transport=httpx.MockTransport(answer))
+    assert "".join(chat.stream(MESSAGES)) == "ok"
+    assert seen == [("api.openai.com", "Bearer sk-openai")]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_credentials_in_a_chat_url_are_never_printed(indexed: Path, protocol: str) -> None:
+    """A URL's user, password and query string stay out of every message."""
+    with chat_server() as (url, _):
+        dead = url
+    secret = dead.replace("http://", "http://user:hunter2@") + "/v1?api-key=s3cret"
+    run = cli(
+        "ask", QUESTION, "--db", indexed, "--chat-provider", protocol, env={"GREPLOOM_CHAT_URL": secret}
+    )
+    line = one_error_line(run)
+    assert run.code == 5 and "is unreachable" in line and f"at {dead}/v1 " in line
+    assert "hunter2" not in line and "user" not in line and "s3cret" not in line
+    bad = cli("ask", QUESTION, "--db", indexed, "--chat-url", "ftp://user:hunter2@host/x?key=s3cret")
+    assert bad.code == 2 and "hunter2" not in bad.err and "s3cret" not in bad.err
+    with chat_server(Script(status=500)) as (url, _):
+        secret = url.replace("http://", "http://user:hunter2@") + "?api-key=s3cret"
+        line = one_error_line(ask(indexed, secret, protocol))
+    assert "HTTP 500" in line and "hunter2" not in line and "s3cret" not in line
+
+
+def test_mentioning_the_sentence_among_cited_claims_is_an_answer(indexed: Path) -> None:
+    """An answer citing the context that also says the sentence of one part is no "not in the context"."""
+    reply = (
+        "The delay doubles with each attempt [shop/net.py:8-10]. "
+        f"{NOT_IN_CONTEXT[:-1]} to why it starts at half a second."
+    )
+    with chat_server(Script(reply=reply)) as (url, _):
+        got = ask(indexed, url, "ollama", "--format", "json").json()
+        text = ask(indexed, url, "ollama")
+    assert got["not_in_context"] is False and got["flagged"] == 0
+    assert text.code == 0 and text.err == ""
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("line_end", ["\r", "\r\n"])
+def test_lines_ended_by_cr_or_crlf(indexed: Path, protocol: str, line_end: str) -> None:
+    """The SSE spec allows CR LF, LF or CR alone to end a line: each reads as a whole answer."""
+    with chat_server(Script(line_end=line_end)) as (url, _):
+        run = ask(indexed, url, protocol)
+    assert run.code == 0, run.err
+    assert run.out == "The retry backoff is computed by `backoff_delay` [shop/net.py:8-10].\n"
+
+
+def test_a_cr_lf_split_across_chunks_is_one_line_end() -> None:
+    """A CR ending one chunk and the LF starting the next end one line, not two (no stray blank line)."""
+    chunks = [
+        b'{"message": {"content": "a"}, "done": false}\r',
+        b'\n{"message": {"content": "b"}, ',
+        b'"done": false}\r',
+        b'\r{"message": {"content": ""}, "done": true}',
+    ]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=iter(chunks))
+
+    chat = OllamaChat("http://ollama.test", "m", transport=httpx.MockTransport(answer))
+    assert list(chat.stream(MESSAGES)) == ["a", "b"]
+    sse = [
+        b'data: {"choices": [{"delta": {"content": "a"}}]}\r',
+        b"\n\r",
+        b'\ndata: {"choices": [{"delta": {"content": "b"}}]}\r\r',
+        b"data: [DONE]\r\r",
+    ]
+
+    def events(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=iter(sse))
+
+    openai = OpenAIChat("http://vllm.test", "m", transport=httpx.MockTransport(events))
+    assert list(openai.stream(MESSAGES)) == ["a", "b"]
+
+
+def test_an_sse_error_event_reports_the_servers_message(indexed: Path) -> None:
+    """`event: error` mid-answer is the server's failure, quoted, exit 5: not a "malformed line"."""
+    with chat_server(Script(error_event='{"message": "overloaded"}')) as (url, _):
+        run = ask(indexed, url, "openai")
+    assert run.code == 5 and run.out == "The ret\n"
+    assert one_error_line(run).endswith("answered: overloaded")
+    with (
+        chat_server(Script(reply="partial answer", error_event="upstream timed out")) as (url, _),
+        pytest.raises(ChatError, match=r"answered: upstream timed out$"),
+    ):
+        list(OpenAIChat(url, "m").stream(MESSAGES))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    "body", [b'{"error": {"message": null}}', b'{"error": {}}', b'{"error": {"message": " "}}']
+)
+def test_an_error_status_without_a_message(indexed: Path, protocol: str, body: bytes) -> None:
+    """An error body whose message is null or empty: the status's reason, never "None"."""
+    with chat_server(Script(status=500, error_body=body)) as (url, _):
+        run = ask(indexed, url, protocol)
+    line = one_error_line(run)
+    assert run.code == 5 and line.endswith("answered HTTP 500: Internal Server Error"), line
+
+
+def test_ollama_done_line_with_a_null_message(indexed: Path) -> None:
+    """`{"message": null, "done": true}` ends the answer with no more text; it is not malformed."""
+    with chat_server(Script(null_done_message=True)) as (url, _):
+        run = ask(indexed, url, "ollama")
+    assert run.code == 0, run.err
+    assert run.out == "The retry backoff is computed by `backoff_delay` [shop/net.py:8-10].\n"

@@ -110,3 +110,43 @@ def test_vectors_are_finite_floats() -> None:
     with embedding_server() as (url, _):
         vec = OpenAIEmbedder(url, "m").embed_query("cart total")
         assert all(isinstance(x, float) and math.isfinite(x) for x in vec)
+
+
+def test_openai_api_key_goes_to_openai_only() -> None:
+    """OPENAI_API_KEY is never sent to the server --embedding-url names; GREPLOOM_EMBEDDING_API_KEY is."""
+    from greploom.shell.config import GrepLoomConfig
+    from greploom.shell.embedders import make_embedder
+
+    with embedding_server() as (url, faults):
+        for env in (
+            {"OPENAI_API_KEY": "sk-openai", "GREPLOOM_EMBEDDING_URL": url},
+            {"OPENAI_API_KEY": "sk-openai", "GREPLOOM_EMBEDDING_API_KEY": "sk-chosen"},
+        ):
+            config = GrepLoomConfig.from_env(env).with_overrides(embedding_url=url)
+            embedder = make_embedder(config, "openai", "m")
+            assert embedder is not None
+            embedder.embed_query("cart total")
+        recorded = make_embedder(GrepLoomConfig.from_env({"OPENAI_API_KEY": "sk-openai"}), "openai", "m", url)
+        assert recorded is not None
+        recorded.embed_query("cart total")  # the URL the index recorded: no OPENAI_API_KEY either
+    assert faults.auth == [None, "Bearer sk-chosen", None]
+    config = GrepLoomConfig.from_env({"OPENAI_API_KEY": "sk-openai"})
+    assert config.embedding_key("https://api.openai.com/v1") == "sk-openai"
+    assert config.embedding_key("http://api.openai.com/v1") is None  # never in the clear
+    assert config.embedding_key("https://api.openai.com.example.net/v1") is None
+
+
+def test_credentials_in_an_embedder_url_are_never_printed() -> None:
+    """A URL's user, password and query string stay out of the embedder's messages."""
+    with embedding_server() as (url, _):
+        dead = url
+    secret = dead.replace("http://", "http://user:hunter2@") + "?api-key=s3cret"
+    for make in (
+        lambda: OllamaEmbedder(secret, "m"),
+        lambda: OllamaEmbedder(secret, "m", deadline_s=0.0),
+    ):
+        with pytest.raises(EmbedderError) as caught:
+            make().embed_documents(["a"])
+        message = str(caught.value)
+        assert f"at {dead} " in message and "hunter2" not in message and "user" not in message
+        assert "s3cret" not in message

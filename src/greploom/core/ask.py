@@ -18,9 +18,12 @@ Laws (tests/properties/test_ask.py):
 1. The messages are a system message stating the rules and the fixed
    sentence, then one user message holding the context verbatim and the
    question.
-2. An answer holding the fixed sentence anywhere, in any case, wrapped in
-   any white space or markdown emphasis, reads as "not in the context";
-   text without it never does.
+2. An answer that is the fixed sentence, in any case, wrapped in any white
+   space, punctuation or markdown emphasis, or that starts with it and says
+   little more, reads as "not in the context"; so does one holding it
+   anywhere and citing nothing; text without it never does, nor does an
+   answer that cites the context and mentions the sentence among its
+   claims.
 3. The context window asked for holds the prompt (with slack for another
    tokenizer) and room for the answer, is a whole number of
    :data:`WINDOW_STEP` tokens, and never shrinks as the prompt grows.
@@ -32,6 +35,8 @@ import math
 import re
 
 import attrs
+
+from greploom.core.citations import extract_citations
 
 # The sentence the model is told to answer with when the context lacks the answer.
 NOT_IN_CONTEXT = "The context does not contain the answer."
@@ -59,6 +64,9 @@ WINDOW_STEP = 1024  # windows are whole multiples of this (KV caches are allocat
 
 _WORDS = re.compile(r"[a-z]+")
 _SENTENCE_WORDS = tuple(_WORDS.findall(NOT_IN_CONTEXT.lower()))
+# "Little more" than the sentence: at most this many words after it (a short reason,
+# "I can only see the cart model"); more is an answer of its own.
+LITTLE_MORE_WORDS = len(_SENTENCE_WORDS)
 
 
 @attrs.frozen
@@ -76,10 +84,20 @@ def prompt_messages(question: str, context: str) -> tuple[ChatMessage, ...]:
 
 
 def says_not_in_context(answer: str) -> bool:
-    """Whether the answer says :data:`NOT_IN_CONTEXT` (in any case, spacing or emphasis)."""
+    """Whether the answer is :data:`NOT_IN_CONTEXT` (in any case, spacing, punctuation or emphasis).
+
+    It is when the answer's words start with the sentence's and at most
+    :data:`LITTLE_MORE_WORDS` follow, or when they hold the sentence anywhere and
+    the answer cites nothing. An answer that cites the context and mentions the
+    sentence among its claims ("It retries [a.py:3]. The context does not
+    contain the answer to why.") is an answer.
+    """
     words = tuple(_WORDS.findall(answer.lower()))
     n = len(_SENTENCE_WORDS)
-    return any(words[i : i + n] == _SENTENCE_WORDS for i in range(len(words) - n + 1))
+    if words[:n] == _SENTENCE_WORDS and len(words) - n <= LITTLE_MORE_WORDS:
+        return True
+    holds = any(words[i : i + n] == _SENTENCE_WORDS for i in range(len(words) - n + 1))
+    return holds and not extract_citations(answer)
 
 
 def context_window(prompt_tokens: int) -> int:

@@ -12,7 +12,9 @@ and yield the text a piece at a time:
 - OpenAI-compatible ``POST /v1/chat/completions`` (OpenAI, vLLM, llama.cpp,
   LM Studio, ...) with ``"stream": true`` answers server-sent events,
   ``data: {"choices": [{"delta": {"content": "..."}}]}``, ending with
-  ``data: [DONE]``. No sampling settings are sent: servers differ in which
+  ``data: [DONE]``; lines end in CR LF, LF or CR alone (the SSE spec allows
+  all three), and an ``event: error`` is the server's failure, its message
+  quoted. No sampling settings are sent: servers differ in which
   they accept (some OpenAI models refuse any temperature but 1), and a
   refusal would cost the answer. A stream that stops after a choice's
   ``finish_reason`` but before ``[DONE]`` is taken as complete, as some
@@ -26,14 +28,18 @@ server that stops sending for :data:`READ_TIMEOUT_S`, or an answer that runs
 past :data:`DEADLINE_S`. Nothing is retried: part of an answer may already
 be on the user's screen, and a retry would print it twice.
 
-The API key goes to OpenAI-compatible servers only (an Ollama at some URL
-gets no ``OPENAI_API_KEY``), and is never part of a message: a server that
-echoes it back has it blanked.
+The API key goes to OpenAI-compatible servers only (an Ollama gets none):
+``GREPLOOM_CHAT_API_KEY`` to the server configured, ``OPENAI_API_KEY`` to
+OpenAI's own API only (greploom.shell.config). It is never part of a message:
+a server that echoes it back has it blanked. Nor are the credentials a URL
+may hold: messages show the URL without its user, password and query string
+(greploom.shell.guard.shown_url).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -42,8 +48,8 @@ import httpx
 
 from greploom.core.ask import ChatMessage
 from greploom.core.errors import ChatError, UsageError
-from greploom.shell.config import DEFAULT_OLLAMA_URL, GrepLoomConfig
-from greploom.shell.guard import clip
+from greploom.shell.config import DEFAULT_OLLAMA_URL, GrepLoomConfig, is_openai_url
+from greploom.shell.guard import clip, shown_url
 
 # Defaults when no --chat-model / GREPLOOM_CHAT_MODEL names one. llama3.2 (3B) is the
 # small model Ollama's own docs start with: about 2 GB, fast on a laptop CPU, good at
@@ -62,6 +68,8 @@ DEADLINE_S = 1800.0  # one whole answer, first byte to last
 MAX_LINE_BYTES = 1024 * 1024  # one stream line; a piece of text is a few bytes
 MAX_ANSWER_CHARS = 1024 * 1024  # a runaway model is stopped, not buffered forever
 _DETAIL_BYTES = 4096  # of an error body, quoted in the message
+_DETAIL_CHARS = 200  # of the server's error text, quoted in the message
+_LINE_END = re.compile(rb"\r\n|\r|\n")  # the SSE spec's line ends (and NDJSON's)
 
 
 class HttpChat:
@@ -109,7 +117,8 @@ class HttpChat:
         raise NotImplementedError
 
     def _error(self, what: str) -> ChatError:
-        text = f"{self.provider} chat model {self.model!r} at {self.url} {what}"
+        shown = shown_url(self.url)
+        text = f"{self.provider} chat model {self.model!r} at {shown} {what}".replace(self.url, shown)
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return ChatError(text)
@@ -164,39 +173,46 @@ class HttpChat:
             if len(body) >= _DETAIL_BYTES:
                 break
         detail = body[:_DETAIL_BYTES].decode("utf-8", "replace")
-        try:
-            decoded = json.loads(detail)
-        except ValueError:
-            decoded = None
-        if isinstance(decoded, dict) and decoded.get("error"):
-            error = decoded["error"]
-            detail = str(error.get("message", error) if isinstance(error, dict) else error)
-        detail = " ".join(detail.split())[:200] or response.reason_phrase
+        decoded = _json_object(detail)
+        if decoded is not None and "error" in decoded:  # {"error": {"message": null}} says nothing
+            detail = _error_text(decoded["error"]) or ""
+        detail = _one_line(detail) or response.reason_phrase or "no error text"
         hint = ""
         if response.status_code in (401, 403):
-            hint = " (set GREPLOOM_CHAT_API_KEY or OPENAI_API_KEY)"
+            hint = (
+                " (set GREPLOOM_CHAT_API_KEY or OPENAI_API_KEY)"
+                if is_openai_url(self.url)
+                else " (set GREPLOOM_CHAT_API_KEY; OPENAI_API_KEY goes to api.openai.com only)"
+            )
         elif response.status_code == 404 and self.provider == "ollama":
             hint = f" (`ollama pull {self.model}`, or name another with --chat-model)"
         return self._error(f"answered HTTP {response.status_code}: {detail}{hint}")
 
     def _lines(self, response: httpx.Response, deadline: float) -> Iterator[str]:
-        """The stream's lines as text, each at most :data:`MAX_LINE_BYTES`, by the deadline."""
+        """The stream's lines as text, each at most :data:`MAX_LINE_BYTES`, by the deadline.
+
+        A line ends at CR LF, LF or a lone CR; a CR that ends a chunk waits for
+        the next one, which may start with its LF.
+        """
         pending = b""
         for chunk in response.iter_bytes():
             if time.monotonic() > deadline:
                 raise self._error(f"did not finish its answer within {self._deadline_s:g}s")
             pending += chunk
-            *lines, pending = pending.split(b"\n")
+            held = pending.endswith(b"\r")
+            *lines, pending = _LINE_END.split(pending[:-1] if held else pending)
+            if held:
+                pending += b"\r"
             for line in lines:
                 yield self._decode(line)
             if len(pending) > MAX_LINE_BYTES:
                 raise self._error(f"sent a stream line longer than {MAX_LINE_BYTES:,} bytes")
         if pending:
-            yield self._decode(pending)
+            yield self._decode(pending.rstrip(b"\r"))
 
     def _decode(self, line: bytes) -> str:
         try:
-            return line.rstrip(b"\r").decode("utf-8")
+            return line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise self._malformed(line.decode("utf-8", "replace")) from exc
 
@@ -238,8 +254,10 @@ class OllamaChat(HttpChat):
             if event is None:
                 raise self._malformed(line)
             if event.get("error"):
-                raise self._error(f"answered: {' '.join(str(event['error']).split())[:200]}")
+                raise self._error(f"answered: {_error_text(event['error']) or 'an error without a message'}")
             message = event.get("message", {})
+            if message is None and event.get("done") is True:  # some servers end with no message
+                message = {}
             content = message.get("content", "") if isinstance(message, dict) else None
             if not isinstance(content, str):
                 raise self._malformed(line)
@@ -274,7 +292,11 @@ class OpenAIChat(HttpChat):
         }
 
     def _pieces(self, lines: Iterator[str]) -> Iterator[str]:
-        for data in _sse_data(lines):
+        for kind, data in _sse_events(lines):
+            if kind == "error":  # the server's failure, as an event of its own
+                event = _json_object(data)
+                said = _error_text(event) if event is not None else _one_line(data)
+                raise self._error(f"answered: {said or 'an error event without a message'}")
             if data.strip() == "[DONE]":
                 self._ended = True
                 return
@@ -287,9 +309,7 @@ class OpenAIChat(HttpChat):
         if event is None:
             raise self._malformed(f"data: {data}")
         if event.get("error"):
-            error = event["error"]
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise self._error(f"answered: {' '.join(str(message).split())[:200]}")
+            raise self._error(f"answered: {_error_text(event['error']) or 'an error without a message'}")
         choices = event.get("choices")
         if not isinstance(choices, list):
             raise self._malformed(f"data: {data}")
@@ -305,26 +325,47 @@ class OpenAIChat(HttpChat):
                 self.finish = reason
 
 
-def _sse_data(lines: Iterator[str]) -> Iterator[str]:
-    """The data of each server-sent event: its ``data:`` lines joined, dispatched at a blank line.
+def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
+    """Each server-sent event's type (``message`` unless an ``event:`` line names another) and data
+    (its ``data:`` lines joined), dispatched at a blank line.
 
-    Comments (``:``) and the other fields (``event``, ``id``, ``retry``) are
-    skipped; an event the stream ends in without its blank line still counts.
+    Comments (``:``) and the other fields (``id``, ``retry``) are skipped; an
+    event the stream ends in without its blank line still counts.
     """
+    kind = ""
     data: list[str] = []
     for line in lines:
         if not line:
             if data:
-                yield "\n".join(data)
-                data = []
+                yield kind or "message", "\n".join(data)
+            kind, data = "", []
             continue
         if line.startswith(":"):
             continue
         field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
         if field == "data":
-            data.append(value[1:] if value.startswith(" ") else value)
+            data.append(value)
+        elif field == "event":
+            kind = value
     if data:
-        yield "\n".join(data)
+        yield kind or "message", "\n".join(data)
+
+
+def _error_text(error: Any, depth: int = 0) -> str | None:
+    """A server's error, as the text it states: the string, or an object's ``message`` (or
+    ``error``, ``detail``) within a few levels; None when it states none (``{"message": null}``)."""
+    if isinstance(error, str):
+        return _one_line(error) or None
+    if isinstance(error, dict) and depth < 3:
+        for key in ("message", "error", "detail"):
+            if text := _error_text(error.get(key), depth + 1):
+                return text
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:_DETAIL_CHARS]
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -357,7 +398,9 @@ def chat_for(
         parsed = None
     if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
         raise UsageError(
-            f"chat URL {clip(url)!r} is not an http:// or https:// URL (--chat-url, GREPLOOM_CHAT_URL)"
+            f"chat URL {clip(shown_url(url))!r} is not an http:// or https:// URL "
+            "(--chat-url, GREPLOOM_CHAT_URL)"
         )
-    cls: type[HttpChat] = OllamaChat if provider == "ollama" else OpenAIChat
-    return cls(url, model, api_key=config.chat_api_key, num_ctx=num_ctx, transport=transport)
+    if provider == "ollama":
+        return OllamaChat(url, model, num_ctx=num_ctx, transport=transport)
+    return OpenAIChat(url, model, api_key=config.chat_key(url), num_ctx=num_ctx, transport=transport)

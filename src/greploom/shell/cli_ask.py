@@ -137,7 +137,8 @@ def ask(
     chat_url
         The chat server's base URL [default: http://127.0.0.1:11434 for ollama,
         https://api.openai.com/v1 for openai, or GREPLOOM_CHAT_URL]. The API key of an
-        OpenAI-compatible server comes from GREPLOOM_CHAT_API_KEY or OPENAI_API_KEY.
+        OpenAI-compatible server comes from GREPLOOM_CHAT_API_KEY (sent to the server named
+        here) or OPENAI_API_KEY (sent to https://api.openai.com only).
     show_context
         Print the messages sent to the model (system prompt, context, question) on stderr
         before the answer.

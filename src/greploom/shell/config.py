@@ -4,6 +4,15 @@
 server layer their flags and per-call arguments on top with
 :meth:`GrepLoomConfig.with_overrides`. ``provider`` and ``model`` stay None
 unless someone named them: a query then uses the embedder the index records.
+
+API keys: ``GREPLOOM_EMBEDDING_API_KEY`` and ``GREPLOOM_CHAT_API_KEY`` go to
+whatever server the embedder or chat model is configured at, as the user
+chose; ``OPENAI_API_KEY``, the key of an OpenAI account, only ever goes to
+OpenAI itself (a URL whose host is :data:`OPENAI_HOST`), never to a server
+some ``--embedding-url`` / ``--chat-url`` names. Which key a server gets is
+decided where its URL is known (:meth:`GrepLoomConfig.embedding_key`,
+:meth:`GrepLoomConfig.chat_key`): a flag or the index may name the URL after
+the environment was read.
 """
 
 from __future__ import annotations
@@ -35,6 +44,21 @@ QUERY_TIMEOUT_S = 5.0
 # BATCH_TIMEOUT_S of it, so a hung server is noticed long before the run's end.
 INDEX_TIMEOUT_S = 6 * 3600.0
 BATCH_TIMEOUT_S = 600.0
+OPENAI_HOST = "api.openai.com"  # the one host OPENAI_API_KEY is sent to
+
+
+def is_openai_url(url: str | None) -> bool:
+    """Whether ``url`` is OpenAI's own API (https, host :data:`OPENAI_HOST`), as the HTTP client
+    that connects to it parses it."""
+    if not url:
+        return False
+    import httpx  # here, not at the top: only the HTTP clients ask, and they import it anyway
+
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        return False
+    return parsed.scheme == "https" and parsed.host.rstrip(".") == OPENAI_HOST
 
 
 @attrs.frozen
@@ -46,7 +70,9 @@ class GrepLoomConfig:
     model: str | None = None
     ollama_url: str | None = None  # None: the index's recorded URL, else DEFAULT_OLLAMA_URL
     embedding_url: str | None = None  # OpenAI-compatible server base URL
-    api_key: str | None = attrs.field(default=None, repr=False)
+    api_key: str | None = attrs.field(default=None, repr=False)  # GREPLOOM_EMBEDDING_API_KEY
+    # OPENAI_API_KEY: for OpenAI's own API only (embedding_key, chat_key).
+    openai_api_key: str | None = attrs.field(default=None, repr=False)
     tier: Tier = Tier.ENHANCED
     budget: int = 8192
     top_k: int = 5
@@ -70,7 +96,17 @@ class GrepLoomConfig:
     chat_provider: str = "ollama"
     chat_model: str | None = None  # None: the provider's default (greploom.shell.chat_http)
     chat_url: str | None = None  # None: the provider's default URL
-    chat_api_key: str | None = attrs.field(default=None, repr=False)
+    chat_api_key: str | None = attrs.field(default=None, repr=False)  # GREPLOOM_CHAT_API_KEY
+
+    def embedding_key(self, url: str | None) -> str | None:
+        """The key for the embedding server at ``url``: GREPLOOM_EMBEDDING_API_KEY, else
+        OPENAI_API_KEY when ``url`` is OpenAI's API, else none."""
+        return self.api_key or (self.openai_api_key if is_openai_url(url) else None)
+
+    def chat_key(self, url: str | None) -> str | None:
+        """The key for the chat server at ``url``: GREPLOOM_CHAT_API_KEY, else OPENAI_API_KEY
+        when ``url`` is OpenAI's API, else none."""
+        return self.chat_api_key or (self.openai_api_key if is_openai_url(url) else None)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GrepLoomConfig:
@@ -87,12 +123,14 @@ class GrepLoomConfig:
             values["ollama_url"] = v
         if v := env.get("GREPLOOM_EMBEDDING_URL"):
             values["embedding_url"] = v
-        if v := env.get("GREPLOOM_EMBEDDING_API_KEY") or env.get("OPENAI_API_KEY"):
+        if v := env.get("GREPLOOM_EMBEDDING_API_KEY"):
             values["api_key"] = v
+        if v := env.get("OPENAI_API_KEY"):
+            values["openai_api_key"] = v
         for name in ("chat_provider", "chat_model", "chat_url"):
             if v := env.get(f"GREPLOOM_{name.upper()}"):
                 values[name] = v
-        if v := env.get("GREPLOOM_CHAT_API_KEY") or env.get("OPENAI_API_KEY"):
+        if v := env.get("GREPLOOM_CHAT_API_KEY"):
             values["chat_api_key"] = v
         if v := env.get("GREPLOOM_TIER"):
             values["tier"] = v

@@ -28,6 +28,7 @@ import attrs
 import httpx
 
 from greploom.core.errors import EmbedderError
+from greploom.shell.guard import shown_url
 from greploom.shell.ports import EmbedderIdentity
 
 BATCH_SIZE = 64
@@ -106,6 +107,7 @@ class HttpEmbedder:
         """``deadline_s`` bounds one embedding call (None: only the per-request timeouts);
         ``dimension`` is the width answers must have (0: learnt from the first one)."""
         self.url = url.rstrip("/")
+        self.shown_url = shown_url(self.url)  # for messages: no user, password or query string
         self.model = model
         query_prefix, document_prefix = prefixes_for(model)
         self._identity = EmbedderIdentity(self.provider, model, dimension, query_prefix, document_prefix)
@@ -135,7 +137,7 @@ class HttpEmbedder:
 
     def _late(self) -> EmbedderError:
         return EmbedderError(
-            f"{self.provider} embedder at {self.url} did not answer within {self.deadline_s:g}s"
+            f"{self.provider} embedder at {self.shown_url} did not answer within {self.deadline_s:g}s"
         )
 
     def _post(self, texts: Sequence[str], deadline: float | None) -> list[list[float]]:
@@ -154,7 +156,7 @@ class HttpEmbedder:
                     raise self._late() from exc
                 if last:
                     raise EmbedderError(
-                        f"{self.provider} embedder at {self.url} is unreachable "
+                        f"{self.provider} embedder at {self.shown_url} is unreachable "
                         f"({type(exc).__name__}) after {RETRIES + 1} attempts"
                     ) from exc
             else:

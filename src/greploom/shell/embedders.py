@@ -69,7 +69,8 @@ def make_embedder(
             )
         from greploom.shell.embed_http import OpenAIEmbedder
 
-        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        key = config.embedding_key(url)  # OPENAI_API_KEY goes to OpenAI only
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
         return OpenAIEmbedder(url, name, headers=headers, dimension=dimension, deadline_s=deadline_s)
     raise UsageError(f"unknown embedding provider {provider!r}")
 

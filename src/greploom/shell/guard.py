@@ -57,6 +57,22 @@ def clip(text: str, limit: int = CLIP_CHARS) -> str:
     return f"{shown}... ({len(text)} characters)"
 
 
+def shown_url(url: str) -> str:
+    """``url`` as an error message may show it: without its user name and password, query string
+    and fragment, which hold credentials (``http://user:pass@host/v1?key=...``).
+
+    Works on text that is no URL too: everything up to the last ``@`` before any
+    ``?`` or ``#`` is taken for credentials, whatever it holds (``/`` included).
+    """
+    head = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = head.partition("://")
+    if not sep:
+        scheme, rest = "", head
+    if "@" in rest:
+        rest = rest.rpartition("@")[2]
+    return f"{scheme}{sep}{rest}"
+
+
 def _path_problem(raw: str) -> str | None:
     if len(raw) > MAX_PATH_CHARS:
         return f"is longer than {MAX_PATH_CHARS} characters"

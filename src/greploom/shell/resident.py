@@ -199,6 +199,7 @@ class ResidentServer:
             ollama_url=config.ollama_url,
             embedding_url=config.embedding_url,
             api_key=config.api_key,
+            openai_api_key=config.openai_api_key,
             query_timeout=config.query_timeout,
             local_model_dir=cwd / model_dir if model_dir else None,
         )
