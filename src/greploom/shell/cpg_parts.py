@@ -42,8 +42,9 @@ from greploom.shell.serde import cpg_item_readers, with_valid_text
 
 # Part of every part's identity: a change of what is stored (the format, the
 # edge kinds kept) or of the parser rebuilds them all.
-# 2: literals trimmed to docstring candidates (greploom.shell.treeloom).
-PARTS_FORMAT = "2:" + ",".join(sorted(k.value for k in USED_EDGE_KINDS))
+# 2: literals trimmed to docstring candidates (greploom.shell.treeloom); 3: and data flows
+# within one scope left out.
+PARTS_FORMAT = "3:" + ",".join(sorted(k.value for k in USED_EDGE_KINDS))
 PART_BATCH = 64  # parts committed together: a run killed midway keeps all but the last batch
 # The part of a file treeloom could not build: greploom then outlines it from its source.
 EMPTY_PART = zlib.compress(b'{"nodes":[],"edges":[]}', 1)

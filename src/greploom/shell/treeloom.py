@@ -41,7 +41,8 @@ from greploom.core.errors import CpgError, GreploomError
 # can read are kept: each scope's first body node (a docstring is read from it:
 # greploom.core.summary) and the ends of a data flow between two scopes (it may join two
 # definitions: greploom.core.context's data sources); a flow within one scope stays within
-# one definition, which data sources leave out. Each file is built alone (one CPGBuilder,
+# one definition, which data sources leave out, so such flows are not kept either (the
+# only use greploom has for data_flows_to edges). Each file is built alone (one CPGBuilder,
 # the language registry shared) and answered as a frame: two big-endian uint32 lengths, a
 # JSON header (file, error, warnings) and the part, zlib-compressed compact JSON. A file
 # treeloom cannot build is answered with its error, not the end of the run.
@@ -75,11 +76,16 @@ for name in names:
                 if n["scope"] not in first or at < first[n["scope"]][0]:
                     first[n["scope"]] = (at, n["id"])
             keep = {i for _, i in first.values()}
-            edges = [e for e in raw["edges"] if e["kind"] in kinds]
-            for e in edges:  # a flow between two scopes may join two definitions: both ends kept
+            edges = []
+            for e in raw["edges"]:  # a flow between two scopes may join two definitions: kept
+                if e["kind"] not in kinds:
+                    continue
                 a, b = kind_of.get(e["source"]), kind_of.get(e["target"])
-                if a is None or b is None or a.get("scope") != b.get("scope"):
+                if e["kind"] == "data_flows_to" and a is not None and b is not None:
+                    if a.get("scope") == b.get("scope"):
+                        continue
                     keep.update((e["source"], e["target"]))
+                edges.append(e)
             dropped = {n["id"] for n in nodes if n["kind"] == "literal" and n["id"] not in keep}
             raw = {
                 "nodes": [n for n in nodes if n["id"] not in dropped],
