@@ -88,6 +88,9 @@ def test_answers_follow_edits_adds_deletes_and_renames(project: Path, tmp_path: 
         (project / "shop" / "audit.py").unlink()
         _until(lambda: "audit_trail" not in _names(db, "audit_trail"), "the deleted file", proc)
 
+        (project / "RUNBOOK.md").write_text("# Runbook\n\n## Failover\n\nPromote the replica.\n")
+        _until(lambda: "Failover" in _names(db, "runbook failover replica"), "the added doc", proc)
+
         net.rename(project / "shop" / "network.py")
         _until(lambda: "shop/network.py" in _files(db, "backoff_wait"), "the renamed file", proc)
         assert "shop/net.py" not in _files(db, "backoff_wait")
@@ -185,7 +188,8 @@ def test_an_edit_made_while_treeloom_parses_is_indexed_next(
 
 
 def test_the_watcher_starts_runs_only_for_what_a_run_reads(project: Path, tmp_path: Path) -> None:
-    """Code files, ignore rules and folders start a run; build outputs and the index's own files do not."""
+    """Code, doc and config files, ignore rules and folders start a run; build outputs, secret
+    files and the index's own files do not."""
     from greploom.shell.config import GrepLoomConfig
     from greploom.shell.watch import Watcher
 
@@ -193,6 +197,10 @@ def test_the_watcher_starts_runs_only_for_what_a_run_reads(project: Path, tmp_pa
     watcher = Watcher(project, GrepLoomConfig(db_path=db), say=lambda _: None)
     wanted = {
         "shop/net.py": True,
+        "README.md": True,
+        "docs/guide.rst": True,
+        "deploy/compose.yml": True,
+        ".env": False,
         "shop/.gitignore": True,
         "shop/renamed_folder": True,
         "shop/net.cpython-311.pyc": False,

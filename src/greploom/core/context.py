@@ -81,12 +81,17 @@ class _Resolver:
         self.graph = graph
         self.by_id: dict[str, NodeIdentity] = {i.node_id: i for i in identities}
         self.links = links
-        self._module_imports: dict[str, list[CpgNode]] = {}
+        self._module_imports: dict[str, list[tuple[CpgNode, frozenset[str]]]] = {}
 
-    def module_imports(self, module: CpgNode) -> list[CpgNode]:
+    def module_imports(self, module: CpgNode) -> list[tuple[CpgNode, frozenset[str]]]:
+        """A module's imports with the names each binds (read once per module, not per definition)."""
         cached = self._module_imports.get(module.id)
         if cached is None:
-            cached = [c for c in self.graph.descendants_in(module) if c.kind is NodeKind.IMPORT]
+            cached = [
+                (c, frozenset(import_bindings(c)))
+                for c in self.graph.descendants_in(module)
+                if c.kind is NodeKind.IMPORT
+            ]
             self._module_imports[module.id] = cached
         return cached
 
@@ -147,7 +152,7 @@ class _Resolver:
             used = self._used_names(node, inner)
             module = self.graph.enclosing(node, NodeKind.MODULE)
             outer = self.module_imports(module) if module is not None else []
-            chosen = own + [c for c in outer if used.intersection(import_bindings(c))]
+            chosen = own + [c for c, binds in outer if not used.isdisjoint(binds)]
         seen: dict[str, int] = {}
         for imp in chosen:
             text = import_text(imp)

@@ -27,6 +27,7 @@ from typing import Any
 
 from greploom.core.doc_files import doc_format
 from greploom.core.errors import GreploomError, IndexBusyError
+from greploom.core.secrets import secret_file
 from greploom.shell.atomic import write_json
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.cpg_parts import parts_path
@@ -139,6 +140,8 @@ class Watcher:
         # without a suffix may be a folder (renamed, deleted). Build outputs (.o, .pyc, .log, ...)
         # start no run.
         kind = suffix(changed.name)
+        if secret_file(changed.name):
+            return False  # never read (greploom.core.secrets): .env has no suffix, like a folder
         return (
             kind in CODE_SUFFIXES
             or doc_format(changed.name) is not None
