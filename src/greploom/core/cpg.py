@@ -145,10 +145,11 @@ class CpgGraph:
     """An index over :class:`CpgData`, built once: lookups by id, kind and scope.
 
     Not an attrs value because it holds dict indexes; it never changes after
-    construction and exposes only read methods.
+    construction and exposes only read methods (a definition's inner nodes are
+    remembered once walked: summaries and contexts each ask for them).
     """
 
-    __slots__ = ("_children", "_in", "_nodes", "_out", "dangling_edges", "data", "duplicate_ids")
+    __slots__ = ("_children", "_in", "_inner", "_nodes", "_out", "dangling_edges", "data", "duplicate_ids")
 
     def __init__(self, data: CpgData) -> None:
         self.data = data
@@ -172,6 +173,7 @@ class CpgGraph:
                 continue
             out.setdefault((edge.source, edge.kind), []).append(edge)
             inn.setdefault((edge.target, edge.kind), []).append(edge)
+        self._inner: dict[str, tuple[CpgNode, ...]] = {}
         self._nodes = nodes
         self._children = {k: tuple(v) for k, v in children.items()}
         self._out = {k: tuple(v) for k, v in out.items()}
@@ -226,12 +228,18 @@ class CpgGraph:
         """The nearest enclosing function, class or module of any node."""
         return self.enclosing(node, NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.MODULE)
 
-    def descendants_in(self, owner: CpgNode) -> Iterable[CpgNode]:
-        """Nodes whose nearest enclosing function/class/module is ``owner``.
+    def descendants_in(self, owner: CpgNode) -> tuple[CpgNode, ...]:
+        """Nodes whose nearest enclosing function/class/module is ``owner``, in walk order.
 
         Walks through branch, loop, block and other non-definition scopes but
         not into nested functions or classes, which are definitions of their own.
         """
+        known = self._inner.get(owner.id)
+        if known is None:
+            known = self._inner[owner.id] = tuple(self._walk_inner(owner))
+        return known
+
+    def _walk_inner(self, owner: CpgNode) -> Iterable[CpgNode]:
         stack = list(reversed(self.children(owner.id)))
         seen: set[str] = set()
         while stack:
