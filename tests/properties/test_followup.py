@@ -101,3 +101,8 @@ def test_what_points_back() -> None:
     assert points_back(read_query("where is it called from?"))
     assert not points_back(read_query("how does this library parse urls into parts"))
     assert not points_back(read_query("how are cookies stored in the jar"))
+    # Naming nothing, a question with an anaphor points back with a few more words of its own;
+    # one that names what its anaphor is about does not.
+    assert points_back(read_query("which variables are injected into its context?"))
+    assert not points_back(read_query("how does Flask create its logger?"))
+    assert not points_back(read_query("how does it turn the request body into a JSON string for the wire?"))
