@@ -29,7 +29,10 @@ Of the second answer it measures:
 - in text: an answer key's block is in the packed text (``key: K`` printed);
 - tokens: the envelope's ``tokens_used`` and the text's (``answer.packing``);
 - shown earlier: the blocks the answer gave as a one-line "shown earlier"
-  reference (``metadata["session"]["shown_earlier"]``), with session only.
+  reference (``metadata["session"]["shown_earlier"]``), with session only;
+- tokens saved by not resending: for each of those, its block's tokens whole
+  (its node looked up alone with its code, as the first answer sent it) less
+  its tokens as the reference sent.
 
 It reports, per code base and overall: the follow-up hit rate without vs with
 session, the same for pivots (a session should not harm them), the mean tokens
@@ -60,6 +63,7 @@ from greploom.core.errors import GreploomError
 from greploom.core.render import SourceMode
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.querying import QueryAnswer, QueryEngine
+from greploom.shell.session_answer import SHOWN_EARLIER
 
 HERE = Path(__file__).resolve().parent
 PAIRS = HERE / "followups"
@@ -151,6 +155,20 @@ def measure(answer: QueryAnswer, wanted: Sequence[str], top: int) -> dict[str, A
     }
 
 
+def saved_tokens(engine: QueryEngine, answer: QueryAnswer, budget: int) -> int:
+    """The tokens the answer's "shown earlier" references saved: each such block's cost whole (its
+    node looked up alone, with its code, as it was sent the first time) less its cost as sent."""
+    saved = 0
+    for packed in answer.packing.blocks:
+        if SHOWN_EARLIER not in packed.text:
+            continue
+        key = packed.block.key
+        whole = engine.query(None, [key], budget=budget, depth=0, include_source=SourceMode.ALL)
+        full = next((b.tokens for b in whole.packing.blocks if b.block.key == key), packed.tokens)
+        saved += max(0, full - packed.tokens)
+    return saved
+
+
 def failed(error: Exception) -> dict[str, Any]:
     """A query greploom refused: a miss, with its error kept."""
     return {
@@ -195,6 +213,7 @@ def run_index(
                     ask(pair["first"], budget=budget, session=sid, include_source=SourceMode.HITS)
                     second = ask(pair["second"], budget=budget, session=sid, include_source=SourceMode.HITS)
                     row["with"] = measure(second, wanted, top)
+                    row["with"]["saved"] = saved_tokens(engine, second, budget)
                 except GreploomError as e:
                     row["with"] = failed(e)
             rows.append(row)
@@ -261,6 +280,13 @@ def summary(label: str, rows: Sequence[dict[str, Any]], top: int, sessions: bool
         print(
             f"  shown earlier in the second answer: {sum(shown)} blocks in all, "
             f"{statistics.mean(shown):.2f} per pair, in {sum(1 for n in shown if n)} of {len(rows)} answers"
+        )
+        saved = [r["with"].get("saved", 0) for r in rows if "error" not in r["with"]]
+        with_any = [n for n in saved if n]
+        print(
+            f"  tokens saved by not resending: {sum(saved)} in all, {statistics.mean(saved):.1f} per pair"
+            + (f", {statistics.mean(with_any):.1f} per answer that saved any" if with_any else "")
+            + " (the budget they free goes to blocks not sent yet)"
         )
     errors = [(r, s) for r in rows for s in sides if "error" in r[s]]
     for r, s in errors:
