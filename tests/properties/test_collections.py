@@ -102,7 +102,8 @@ def test_named_keeps_the_order_asked(
 def test_index_root_contains_every_path(parts: list[list[str]]) -> None:
     """One index holds all of a collection's paths, and the walk is kept to exactly them."""
     paths = list(dict.fromkeys(PurePosixPath("/proj", *p) for p in parts))
-    root, within = index_root(paths)
+    root_parts, within = index_root([p.parts for p in paths])
+    root = PurePosixPath(*root_parts)
     assert all(p == root or root in p.parents for p in paths)
     if len(paths) == 1:
         assert (root, within) == (paths[0], ())

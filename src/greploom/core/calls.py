@@ -58,7 +58,8 @@ definition among namesakes).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
@@ -147,6 +148,17 @@ class CallLinks:
         return self._by_target.get(target_id, ())
 
 
+def _written_by(linker: weakref.ReferenceType[_Linker]) -> Callable[[list[str], str], Target]:
+    """A base class or type name as written in a scope, read by ``linker`` (alive while used)."""
+
+    def written(parts: list[str], scope: str) -> Target:
+        live = linker()
+        assert live is not None, "the linker outlives its class hierarchy"
+        return live.dotted(parts, scope, None, 1)
+
+    return written
+
+
 class _Linker:
     """The call-site rules, over the indexes built once per graph: bare and dotted names."""
 
@@ -155,18 +167,11 @@ class _Linker:
         self.index = ScopeIndex(graph, identities)
         self.files = ModuleFiles(self.index)
         self.imports = Imports(self.index, self.files)
-        self.classes = Hierarchy(self.index, self._written)
+        # The hierarchy calls back into the linker through a weak reference: a bound method
+        # would make a cycle holding the whole graph, which only the cyclic collector's full
+        # pass frees (on numpy 1.5M objects, about 1 s of every index run).
+        self.classes = Hierarchy(self.index, _written_by(weakref.ref(self)))
         self._bare: dict[tuple[str, str], Target] = {}
-
-    def release(self) -> None:
-        """Break the one reference cycle (the class hierarchy calls back into the linker), so the
-        graph it holds is freed when the run lets go of it, not at the cyclic collector's next
-        full pass (numpy's graph was 1.5M objects found only by that pass)."""
-        self.classes = None  # type: ignore[assignment]
-
-    def _written(self, parts: list[str], scope: str) -> Target:
-        """A base class or type name as written in a scope."""
-        return self.dotted(parts, scope, None, 1)
 
     def bare(self, name: str, scope: str, depth: int = 0) -> Target:
         """What a bare name means in a scope."""
@@ -305,13 +310,6 @@ def resolve_calls(graph: CpgGraph, identities: Iterable[NodeIdentity]) -> CallLi
     code says which; ``identities`` (from :func:`greploom.core.keys.node_identities`)
     are the definitions a call may link to."""
     linker = _Linker(graph, identities)
-    try:
-        return _resolve_all(linker)
-    finally:
-        linker.release()
-
-
-def _resolve_all(linker: _Linker) -> CallLinks:
     targets: list[tuple[str, str]] = []
     ambiguous = external = 0
     for call in linker.index.calls:

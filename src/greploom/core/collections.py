@@ -42,7 +42,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection as Container
 from collections.abc import Mapping, Sequence
-from pathlib import PurePath
 from typing import Any
 
 import attrs
@@ -197,28 +196,30 @@ def _strings(value: Any, source: str, at: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def index_root(paths: Sequence[PurePath]) -> tuple[PurePath, tuple[str, ...]]:
-    """The folder a collection of ``paths`` is indexed from, and the paths within it (POSIX,
-    relative) the walk is kept to: none when one path is the root itself.
+Parts = tuple[str, ...]  # a path's parts, as ``pathlib`` splits it: ("/", "proj", "src")
 
-    ``paths``: absolute, normalised (the shell resolves them). One path is its own root;
-    several are indexed from their deepest common folder. Pure: compares path parts.
+
+def index_root(paths: Sequence[Parts]) -> tuple[Parts, tuple[str, ...]]:
+    """The folder a collection of ``paths`` is indexed from (its parts), and the paths within it
+    (POSIX, relative) the walk is kept to: none when one path is the root itself.
+
+    ``paths``: the parts of absolute, normalised paths (the shell resolves them). One path is
+    its own root; several are indexed from their deepest common folder. Pure: compares parts.
     """
     if not paths:
         raise ValueError("a collection has at least one path")
     if len(paths) == 1:
         return paths[0], ()
-    common = list(paths[0].parts)
-    for path in paths[1:]:
-        parts = path.parts
+    common = list(paths[0])
+    for parts in paths[1:]:
         depth = 0
         while depth < min(len(common), len(parts)) and common[depth] == parts[depth]:
             depth += 1
         common = common[:depth]
     if not common:  # Windows drives: nothing in common
-        raise UsageError(f"the paths {', '.join(map(str, paths))} share no folder: make them two collections")
-    root = type(paths[0])(*common)
-    within = tuple(sorted({p.relative_to(root).as_posix() for p in paths}))
-    if "." in within:  # one of the paths is the root: the whole of it is the collection's
-        return root, ()
-    return root, within
+        shown = ", ".join("/".join(p) for p in paths)
+        raise UsageError(f"the paths {shown} share no folder: make them two collections")
+    within = tuple(sorted({"/".join(p[len(common) :]) for p in paths}))
+    if "" in within:  # one of the paths is the root: the whole of it is the collection's
+        return tuple(common), ()
+    return tuple(common), within

@@ -124,8 +124,8 @@ class CollectionsConfig:
             paths.append(path)
         if len(paths) > 1 and not all(p.is_dir() for p in paths):
             raise UsageError(f"{at}: several paths must all be folders (a CPG file is a path alone)")
-        root, within = index_root(paths)
-        return Target(collection, Path(root), within, self.folder / collection.db_file)
+        root, within = index_root([p.parts for p in paths])
+        return Target(collection, Path(*root), within, self.folder / collection.db_file)
 
 
 def find_config(start: Path) -> Path | None:
