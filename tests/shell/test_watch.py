@@ -166,9 +166,9 @@ def test_an_edit_made_while_treeloom_parses_is_indexed_next(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The files' fingerprint is taken before the build: an edit during it is the next run's."""
-    from greploom.shell import indexing
+    from greploom.shell import index_gather
 
-    real = indexing.build_parts
+    real = index_gather.build_parts
     cart = project / "shop" / "cart.py"
 
     def build_then_edit(*args: object, **kwargs: object) -> object:
@@ -177,11 +177,11 @@ def test_an_edit_made_while_treeloom_parses_is_indexed_next(
             cart.write_text(cart.read_text() + "\n\ndef late_addition():\n    return 1\n")
         return built
 
-    monkeypatch.setattr(indexing, "build_parts", build_then_edit)
+    monkeypatch.setattr(index_gather, "build_parts", build_then_edit)
     db = tmp_path / "i.db"
     assert cli("index", project, "--db", db, "--provider", "none").code == 0
     assert "late_addition" not in _names(db, "late_addition")
-    monkeypatch.setattr(indexing, "build_parts", real)
+    monkeypatch.setattr(index_gather, "build_parts", real)
     again = cli("index", project, "--db", db, "--provider", "none")
     assert again.code == 0 and "greploom: building the CPG" in again.err
     assert "late_addition" in _names(db, "late_addition")

@@ -307,38 +307,36 @@ def _block(lines: list[str], i: int, opener: str, masker: _Masker) -> int:
     """Mask the lines of a YAML block scalar or a TOML multi-line string opened on line ``i``
     (``opener`` ``""``: a plain scalar on the lines below the key); the index of its last line.
     Counted once, and only when a line changed (masked lines stay as they are)."""
-    before = lines[i : i + 1 + _span(lines, i, opener)]
-    last = _mask_block(lines, i, opener)
-    if lines[i : last + 1] != before:
-        masker.count += 1
-    return last
+    changed = False
 
+    def put(j: int, line: str) -> None:
+        nonlocal changed
+        changed = changed or line != lines[j]
+        lines[j] = line
 
-def _span(lines: list[str], i: int, opener: str) -> int:
-    """How many lines after ``i`` a block opened there spans (for the change check)."""
-    copy = list(lines)
-    return _mask_block(copy, i, opener) - i
-
-
-def _mask_block(lines: list[str], i: int, opener: str) -> int:
+    last = len(lines) - 1
     if opener.startswith(('"""', "'''")):
         quote = opener[:3]
         if opener.count(quote) >= 2:  # opened and closed on one line
-            lines[i] = lines[i].replace(opener, quote + MASK + quote)
-            return i
+            put(i, lines[i].replace(opener, quote + MASK + quote))
+            last = i
+        else:
+            j = i + 1
+            while j < len(lines) and quote not in lines[j]:
+                put(j, _mask_line_content(lines[j]))
+                j += 1
+            if j < len(lines):
+                put(j, lines[j][: _indent(lines[j])] + MASK + lines[j][lines[j].index(quote) :])
+            last = min(j, last)
+    else:
+        base = _indent(lines[i])
         j = i + 1
-        while j < len(lines) and quote not in lines[j]:
-            lines[j] = _mask_line_content(lines[j])
+        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > base):
+            put(j, _mask_line_content(lines[j]))
             j += 1
-        if j < len(lines):
-            lines[j] = lines[j][: _indent(lines[j])] + MASK + lines[j][lines[j].index(quote) :]
-        return min(j, len(lines) - 1)
-    base = _indent(lines[i])
-    j = i + 1
-    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > base):
-        lines[j] = _mask_line_content(lines[j])
-        j += 1
-    return j - 1
+        last = j - 1
+    masker.count += changed
+    return last
 
 
 def mask_secrets(text: str, *, prose: bool = False) -> tuple[str, int]:

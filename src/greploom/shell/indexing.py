@@ -1,9 +1,10 @@
 """The index use case: gather the CPG and the stored state, let the core plan, apply it.
 
 gather  read the CPG (for a source directory, building it with treeloom from
-        the files its ignore rules keep: greploom.shell.source_files),
-        read the stored (key, hash) pairs and the recorded embedder;
-decide  keys, summaries, hashes, graph contexts and the re-index plan (core);
+        the files its ignore rules keep) and decide its rows and the docs'
+        (greploom.shell.index_gather), read the stored (key, hash) pairs and the
+        recorded embedder;
+decide  the re-index plan (core);
 act     embed what changed in batches (each committed to ``pending``), then
         switch everything in one transaction.
 
@@ -19,40 +20,32 @@ import functools
 import gc
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import apsw
 import attrs
 
-from greploom.core.context import USED_EDGE_KINDS
-from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, GreploomError, UsageError
-from greploom.core.freshness import FileStamp
+from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
 from greploom.core.ignore import IgnoreRules, left_out_counts
 from greploom.core.plan import plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
-from greploom.shell.cpg_parts import EMPTY_PART, PART_BATCH, PartStore, content_key, parts_path
-from greploom.shell.doc_rows import doc_rows
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
-from greploom.shell.freshness import stamp_files
 from greploom.shell.index_embed import EMBED_BATCH, embed_run, searchable_first
+from greploom.shell.index_gather import Gathered, decided_rows, gather_cpg, quiet
 from greploom.shell.index_state import (
     IndexResult,
-    installed_treeloom,
     recorded_identity,
     run_meta,
     unchanged_run,
 )
 from greploom.shell.lock import index_lock
 from greploom.shell.ports import Embedder, Progress
-from greploom.shell.rows import compute_rows
-from greploom.shell.schema import BUILDING, MODULE_NAMES, NodeRow
-from greploom.shell.serde import check_cpg_file, load_cpg
-from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
+from greploom.shell.schema import BUILDING, MODULE_NAMES
+from greploom.shell.source_files import SourceSet
 from greploom.shell.store import IndexStore
-from greploom.shell.treeloom import Built, build_parts
 
 __all__ = ["EMBED_BATCH", "IndexResult", "run_index", "set_aside"]  # IndexResult: greploom's public API
 
@@ -124,7 +117,7 @@ def _locked_run(
     source: Path, config: GrepLoomConfig, progress: Progress | None, *, force: bool, started: float
 ) -> IndexResult:
     """The run itself, holding the index's lock."""
-    gathered = _gather_cpg(source, config, progress, force=force)
+    gathered = gather_cpg(source, config, progress, force=force)
     try:
         return _index_gathered(gathered, source, config, progress, force=force, started=started)
     finally:
@@ -142,7 +135,7 @@ def _index_gathered(
     started: float,
 ) -> IndexResult:
     """Decide the rows of the gathered CPG and apply them (the run's part after treeloom)."""
-    say = progress or _quiet
+    say = progress or quiet
     db_path = config.db_path
     cpg_path, built_warnings, selection = gathered.cpg_path, gathered.warnings, gathered.selection
     source_root = selection.root if selection is not None else None
@@ -160,28 +153,7 @@ def _index_gathered(
             notes=left_out,
         )
     stamps = gathered.stamps
-    say("reading the CPG", 0, 1)
-    data = (
-        gathered.parts.read(treeloom_files(selection), installed_treeloom() or "")
-        if gathered.parts is not None and selection is not None
-        else load_cpg(cpg_path, USED_EDGE_KINDS)
-    )
-    chosen = selection.files if selection else None
-    rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
-        data,
-        config.tier,
-        source_root,
-        walk=True,
-        files=chosen,
-        origin=cpg_path,
-        known_names=_known_names(db_path, stamps, force=force),
-    )
-    del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
-    say("reading the CPG", 1, 1)
-    if selection is not None:
-        rows, embed_texts, warnings, notes = _with_docs(
-            gathered, config, rows, embed_texts, said=(warnings, notes)
-        )
+    rows, embed_texts, warnings, treeloom_version, notes = decided_rows(gathered, config, say, force=force)
     warnings = (*built_warnings, *warnings)
     notes = (*left_out, *notes)
     if source.is_dir() and not rows:
@@ -258,146 +230,6 @@ def _index_gathered(
         warnings=warnings,
         notes=notes,
     )
-
-
-def _with_docs(
-    gathered: Gathered,
-    config: GrepLoomConfig,
-    rows: dict[str, NodeRow],
-    embed_texts: Mapping[str, str],
-    *,
-    said: tuple[tuple[str, ...], tuple[str, ...]],
-) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """The run's rows with the docs and config sections of its files (greploom.shell.doc_rows),
-    their parses kept beside the index for a source directory; ``said``: the run's warnings
-    and notes so far, returned with the docs' after them."""
-    warnings, notes = said
-    selection = gathered.selection
-    assert selection is not None
-    cache = gathered.parts.doc_cache() if gathered.parts is not None else None
-    rows, doc_texts, docs = doc_rows(selection.root, selection.docs, config.tier, rows, cache)
-    return (
-        rows,
-        {**embed_texts, **doc_texts},
-        (*warnings, *docs.warnings()),
-        (*notes, *docs.notes(selection.secret_files)),
-    )
-
-
-def _quiet(stage: str, done: int, total: int) -> None:
-    """No progress shown."""
-
-
-@attrs.frozen
-class Gathered:
-    """What an index run reads: the CPG, and the files it was built from as they were then."""
-
-    cpg_path: Path  # the CPG file, or for a source directory its parts (greploom.shell.cpg_parts)
-    warnings: tuple[str, ...]
-    selection: SourceSet | None  # None: a CPG file without a source root
-    stamps: dict[str, FileStamp] | None  # taken before treeloom read the files (None: none)
-    files_digest: str  # of the files, also taken before treeloom read them
-    digest: str | None  # what the CPG was built from, for a source directory (None: hash the file)
-    parts: PartStore | None = None  # a source directory's CPG, open for the run
-
-
-def _gather_cpg(
-    source: Path, config: GrepLoomConfig, progress: Progress | None = None, *, force: bool = False
-) -> Gathered:
-    """The CPG to index (built by treeloom for a source directory) and the files it was built from.
-
-    The files' stamps and fingerprint are taken before treeloom reads them, so
-    a file edited during the build is seen as changed by the next run (and its
-    blocks as stale), never recorded as indexed. A source directory is built
-    file by file, and only the files whose content changed since the parts
-    beside the index were built (all of them with ``force``).
-    """
-    if source.is_dir():
-        selection = select_sources(
-            source,
-            config.exclude,
-            include_vendored=config.include_vendored,
-            include=config.include,
-            within=config.within,
-        )
-        files_digest = sources_digest(selection)
-        stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
-        parsed = treeloom_files(selection)
-        db_path = config.db_path
-        db_path.with_name(db_path.stem + ".cpg.json").unlink(missing_ok=True)  # what greploom < 0.7 kept
-        parts = PartStore(parts_path(db_path), installed_treeloom() or "")
-        try:
-            digest = _build_parts(source, parts, parsed, stamps, progress, force=force)
-        except BaseException:
-            parts.close()
-            raise
-        said = (parts.reset_reason,) if parts.reset_reason else ()
-        return Gathered(parts.path, said, selection, stamps, files_digest, digest, parts)
-    check_cpg_file(source)
-    source_root = config.source_root.resolve() if config.source_root else None
-    if source_root is None:
-        return Gathered(source, (), None, None, "", None)
-    if not source_root.is_dir():
-        raise UsageError(f"the source root {source_root} is not a directory")
-    selection = select_sources(source_root)
-    stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
-    return Gathered(source, (), selection, stamps, sources_digest(selection), None)
-
-
-def _build_parts(
-    source: Path,
-    parts: PartStore,
-    files: Sequence[str],
-    stamps: Mapping[str, FileStamp],
-    progress: Progress | None,
-    *,
-    force: bool,
-) -> str:
-    """Build the parts of the files that changed (committed in batches); the digest of them all."""
-    parts.keep_only(() if force else files)
-    todo = parts.to_build(files, stamps)
-    say = (progress or _quiet) if todo else _quiet  # nothing to build: no stage to show
-    say("building the CPG", 0, len(todo))
-    batch: list[tuple[str, str, bytes]] = []
-    stored = 0
-
-    def flush() -> None:
-        nonlocal stored
-        parts.put_many(batch)
-        stored += len(batch)
-        batch.clear()
-        say("building the CPG", stored, len(todo))
-
-    def done(built: Built) -> None:
-        batch.append((built.file, content_key(stamps.get(built.file)) or "", built.part or EMPTY_PART))
-        if len(batch) >= PART_BATCH:
-            flush()
-
-    build_parts(source, todo, (k.value for k in USED_EDGE_KINDS), done)
-    if batch:
-        flush()
-    return parts.digest(files)
-
-
-def _known_names(
-    db_path: Path, stamps: Mapping[str, FileStamp] | None, *, force: bool
-) -> dict[str, tuple[tuple[str, int], ...]]:
-    """The top-level names the last run stored for the files unchanged since (same sha256)."""
-    if force or not stamps or not db_path.is_file():
-        return {}
-    try:
-        with IndexStore.open_existing(db_path, readonly=True) as store:
-            if store.meta().get(MODULE_NAMES) != "1":
-                return {}  # written before greploom kept them: every file is read
-            recorded = store.file_stamps(stamps)
-            same = [
-                f
-                for f, stamp in stamps.items()
-                if stamp.sha256 and (was := recorded.get(f)) and was.sha256 == stamp.sha256
-            ]
-            return store.module_names_of(same)
-    except (GreploomError, apsw.Error):
-        return {}  # a damaged index is the run's to report, not this shortcut's
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:
