@@ -62,6 +62,7 @@ from benchmarks.quality.corpora import CORPORA, WORK, Corpus, cpg_path, source_d
 from benchmarks.quality.withhold import without_docstrings
 from greploom.core import ranking
 from greploom.core.adaptive import CEILING, select
+from greploom.core.budget import PackedBlock, Packing
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError
 from greploom.core.expand import expand_hits
@@ -317,10 +318,26 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
             bool(answers.matched(runner.qualnames.get(p.block.key, ""), runner.spans.get(p.block.key)))
             and not p.cut
             and p.label != "reference"
-            and (by_key[p.block.key].source is None or "```" in p.text)
+            and (by_key[p.block.key].source is None or "```" in p.text or _inside_whole(runner, p, pack))
             for p in pack.blocks
         )
     return out
+
+
+def _inside_whole(runner: Runner, packed: PackedBlock, packing: Packing) -> bool:
+    """Whether a block's code lies inside another block the packing shows whole (a method
+    below its class, which the answer points to instead of repeating it)."""
+    span = runner.spans.get(packed.block.key)
+    if span is None:
+        return False
+    file, line, end = span
+    for other in packing.blocks:
+        o = runner.spans.get(other.block.key)
+        if other is packed or o is None or other.label != "full" or other.cut:
+            continue
+        if o[0] == file and o[1] <= line and end <= o[2]:
+            return True
+    return False
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:

@@ -17,6 +17,10 @@ Laws (with an additive counter, one token per character):
    packing spends each kept block's price, and never over budget.
 9. The smallest budget found answers and the one below it does not; for a
    budget that answers from some size on, it is that size.
+10. A shortcut (a rendering leaning on earlier blocks: a method pointing to
+    its class shown above) is used only when every block it needs was kept
+    before it whole, as its own text and uncut; and then, when it fits, it is
+    used (it is tried before the block's text).
 """
 
 from __future__ import annotations
@@ -77,6 +81,46 @@ def renderings(block: ContextBlock) -> list[tuple[str, str]]:
 def did_not_fit(position: int, total: int, cost: int, room: int, held: int) -> bool:
     """Whether rendering ``position`` of ``total`` was out of reach: only the last may use held room."""
     return cost > (room if position == total - 1 else room - held)
+
+
+@st.composite
+def leaning_blocks(draw: st.DrawFn) -> list[ContextBlock]:
+    """Tiered blocks, some offering shortcuts that need blocks before them."""
+    items = draw(tiered_blocks)
+    out: list[ContextBlock] = []
+    for i, block in enumerate(items):
+        earlier = [b.key for b in items[:i]]
+        if earlier and draw(st.booleans()):
+            needs = tuple(draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=2, unique=True)))
+            short = Rendering("summary", draw(st.text(alphabet="ab\n", max_size=20)) + "^", needs)
+            out.append(attrs.evolve(block, shortcuts=(short,)))
+        else:
+            out.append(block)
+    return out
+
+
+@given(leaning_blocks(), budgets)
+def test_shortcuts_lean_only_on_blocks_kept_whole(items: list[ContextBlock], budget: int) -> None:
+    """Law 10, and law 1 with shortcuts."""
+    packing = pack_blocks(items, budget, count)
+    assert packing.tokens_used <= budget or not packing.blocks
+    whole: set[str] = set()
+    held = held_after(items)
+    position_of = {id(b): i for i, b in enumerate(items)}
+    used = 0
+    for packed in packing.blocks:
+        block = packed.block
+        prefix = SEPARATOR if used else ""
+        usable = [r for r in block.shortcuts if set(r.needs) <= whole]
+        chosen = [r for r in block.shortcuts if (r.label, r.text) == (packed.label, packed.text)]
+        if chosen and (packed.text, packed.label) != (block.text, block.label):
+            assert set(chosen[0].needs) <= whole
+        elif usable:  # a usable shortcut was passed over only for want of room
+            room = budget - used - held[position_of[id(block)]]
+            assert count(prefix + usable[0].text) > room
+        if not packed.cut and (packed.text, packed.label) == (block.text, block.label):
+            whole.add(block.key)
+        used += count(prefix + packed.text)
 
 
 @given(any_blocks, budgets)

@@ -7,13 +7,15 @@ additive across joins, as cl100k is not):
    ``json.dumps`` defaults), the whole envelope fits the budget.
 2. Its ``tokens_used`` states its own count in the dearest form.
 3. Results keep the nodes' order, each node at most once, and count as the
-   metadata says (results, dropped).
+   metadata says (results, dropped); a parameter or import reached from
+   another node is no result of its own (its owner's signature and
+   structure name it).
 4. ``source`` is sent only for a result shown whole with its source (detail
    full, not cut), and then it is the node's source.
 5. Structure lists hold at most STRUCTURE_CAP neighbours (none for a
    reference); a capped list carries its total.
-6. No results only when there is nothing to show: given nodes, an envelope
-   holds at least one, else the budget is refused (None).
+6. No results only when there is nothing to show: given nodes that are
+   results, an envelope holds at least one, else the budget is refused (None).
 7. With room for everything, nothing is dropped or shortened.
 """
 
@@ -27,7 +29,7 @@ from hypothesis import strategies as st
 
 from greploom.core.envelope import FORMS, envelope_tokens, pack_envelope
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
-from greploom.core.render import STRUCTURE_CAP, Detail, render_block
+from greploom.core.render import LEAF_KINDS, STRUCTURE_CAP, Detail, render_block
 
 refs = st.builds(
     NodeRef,
@@ -70,6 +72,11 @@ node_lists = st.lists(nodes, max_size=6, unique_by=lambda n: n.ref.key).map(
 METADATA = {"query": "cart total", "search_mode": "hybrid", "unknown_nodes": []}
 
 
+def results_of(items: list[ExpandedNode]) -> list[ExpandedNode]:
+    """The nodes an answer shows as results: all but the parameters and imports reached from others."""
+    return [n for n in items if n.relationship is Relationship.HIT or n.ref.kind not in LEAF_KINDS]
+
+
 def chunky(text: str) -> int:
     return len(re.findall(r"\w+|[^\w\s]|\s+", text))
 
@@ -97,11 +104,12 @@ def test_the_envelope_fits_in_every_form(
     assert envelope_tokens(envelope, count) <= meta["tokens_used"] == packed.tokens <= budget
     assert meta["budget"] == budget and meta["query"] == "cart total"
     results = envelope["results"]
-    order = [n.ref.key for n in items]
+    shown = results_of(items)
+    order = [n.ref.key for n in shown]
     positions = [order.index(r["key"]) for r in results]
     assert positions == sorted(set(positions))
-    assert meta["results"] == len(results) and meta["dropped"] == len(items) - len(results)
-    assert results or not items
+    assert meta["results"] == len(results) and meta["dropped"] == len(shown) - len(results)
+    assert results or not shown
     by_key = {n.ref.key: n for n in items}
     for result in results:
         node = by_key[result["key"]]
@@ -127,7 +135,7 @@ def test_room_for_everything_drops_nothing(
     assert packed is not None
     meta = packed.envelope["metadata"]
     assert meta["dropped"] == 0 and meta["shortened"] == 0 and meta["truncated"] is False
-    for result, node in zip(packed.envelope["results"], items, strict=True):
+    for result, node in zip(packed.envelope["results"], results_of(items), strict=True):
         assert result["text"] == render_block(node, include_source)
         if include_source and node.source:
             assert result["source"] == node.source

@@ -12,6 +12,9 @@ Laws:
    them are kept.
 5. A definition that fits whole is returned whole.
 6. Each marker names the file lines it stands for, and the members defined there.
+7. A line the answer shows elsewhere (``shown``: a method shown whole as a hit
+   above its class) is never kept, even when the definition would fit whole;
+   when the rest fits, all of the rest is kept.
 """
 
 from __future__ import annotations
@@ -97,6 +100,27 @@ def test_all_term_lines_are_kept_when_they_fit(lines: list[str], word: str, budg
         assert out is not None
         kept = _kept_lines(out)
         assert all(lines[i] in kept for i in matching)
+
+
+@given(definitions(), st.sampled_from(WORDS), st.integers(0, 59), st.integers(0, 20), st.integers(5, 400))
+def test_lines_shown_elsewhere_are_left_out(
+    lines: list[str], word: str, start: int, length: int, budget: int
+) -> None:
+    """Law 7."""
+    lines = [f"{line}  # {i}" for i, line in enumerate(lines)]  # each line told apart
+    start = 1 + start % len(lines) if len(lines) > 1 else 1
+    shown = frozenset(range(100 + start, 100 + start + length + 1))
+    source, terms = "\n".join(lines), query_terms(word)
+    out = focus(source, 100, terms=terms, places=frozenset(), budget=budget, count=count, shown=shown)
+    rest = {i for i in range(len(lines)) if 100 + i not in shown}
+    if out is None:
+        assert count(render_kept(lines, {0}, 100)) > budget
+        return
+    kept = _kept_lines(out)
+    assert count(out) <= budget and kept[0] == lines[0] and _is_subsequence(kept, lines)
+    assert not any(lines[i] in kept for i in range(len(lines)) if 100 + i in shown)
+    if count(render_kept(lines, rest, 100)) <= budget:
+        assert kept == [lines[i] for i in sorted(rest)]
 
 
 def test_markers_name_their_lines_and_members() -> None:

@@ -12,21 +12,34 @@ Laws:
 4. In a search context a hit is never cut: shown whole when it fits, else
    without its source, else as its one-line header (a reference); nodes
    asked for by name are cut instead. A graph neighbour is never cut either.
+5. A parameter or import reached from another node is no block of its own
+   (its owner's signature and structure name it); asked for, it is one.
+6. In the default mode (code for the hits), a graph neighbour shows its
+   summary only when it was reached from the first hit; any other is its
+   one-line header and what it relates to (``callee of m.f``).
+7. What the answer shows is not shown twice: a hit inside a hit shown whole
+   above it points to it instead of repeating its code, and a hit holding
+   hits shown whole above it leaves their lines out; when the hit leaned on
+   is not kept whole, the other stands on its own.
 """
 
 from __future__ import annotations
 
 import re
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
+from greploom.core.focus import FocusQuery
 from greploom.core.render import (
     STRUCTURE_CAP,
     Detail,
+    SourceMode,
     assemble_context,
+    context_blocks,
     render_block,
     render_json,
     structure_json,
@@ -161,3 +174,99 @@ def test_structure_lists_are_capped_and_counted(structure: StructuralContext, ca
         assert out.get(f"{name}_total") == (len(full) if len(full) > limit else None)
     assert (out["parent_class"] is None) == (structure.parent_class is None)
     assert STRUCTURE_CAP > 0
+
+
+kinds = st.sampled_from(("function", "class", "parameter", "import"))
+
+
+@given(st.lists(nodes, min_size=1, max_size=8, unique_by=lambda n: n.ref.key), st.lists(kinds, min_size=8))
+def test_parameters_and_imports_are_no_blocks_of_their_own(
+    items: list[ExpandedNode], kind_of: list[str]
+) -> None:
+    """Law 5."""
+    items = [attrs.evolve(n, ref=attrs.evolve(n.ref, kind=k)) for n, k in zip(items, kind_of, strict=False)]
+    keys = [b.key for b in context_blocks(items, SourceMode.HITS)]
+    expected = [
+        n.ref.key
+        for n in items
+        if n.relationship is Relationship.HIT or n.ref.kind not in ("parameter", "import")
+    ]
+    assert keys == expected
+
+
+@given(st.lists(nodes, min_size=1, max_size=8, unique_by=lambda n: n.ref.key), st.data())
+def test_far_neighbours_are_named_not_summarised(items: list[ExpandedNode], data: st.DataObject) -> None:
+    """Law 6."""
+    keys = [n.ref.key for n in items]
+    items = [attrs.evolve(n, via=data.draw(st.one_of(st.none(), st.sampled_from(keys)))) for n in items]
+    first_hit = next((n.ref.key for n in items if n.relationship is Relationship.HIT), None)
+    names = {n.ref.key: n.qualname for n in items}
+    blocks = {b.key: b for b in context_blocks(items, SourceMode.HITS)}
+    for n in items:
+        if n.relationship is Relationship.HIT or n.ref.key not in blocks:
+            continue
+        block = blocks[n.ref.key]
+        if n.via is not None and n.via == first_hit:
+            assert block.label == Detail.SUMMARY.value
+            assert block.text == render_block(n, via_name=names[n.via])
+        else:
+            assert block.label == Detail.REFERENCE.value and not block.may_cut
+            header = render_block(n, detail=Detail.REFERENCE)
+            assert block.text.split("\n")[0] == header
+            if n.via is not None:
+                assert block.text.endswith(f" of {names[n.via]}") or block.text.endswith(names[n.via])
+
+
+CLASS_SOURCE = "\n".join(
+    ["class Cart:", '    """A cart."""', "    def total(self):", "        return sum(self.items)", ""]
+    + [f"    def helper_{i}(self):\n        return {i}" for i in range(12)]
+)
+
+
+def _hit(key: str, qualname: str, line: int, source: str) -> ExpandedNode:
+    return ExpandedNode(
+        ref=NodeRef(key, qualname.rsplit(".", 1)[-1], "function", "shop/cart.py", line),
+        relevance=1.0,
+        relationship=Relationship.HIT,
+        hops=0,
+        via=None,
+        qualname=qualname,
+        summary=qualname,
+        source=source,
+        end_line=line + source.count("\n"),
+        node_id=key,
+        structure=StructuralContext(),
+    )
+
+
+CART = _hit("class:Cart", "shop.cart.Cart", 10, CLASS_SOURCE)
+TOTAL_SOURCE = "def total(self):\n    return sum(self.items)"
+TOTAL = _hit("function:Cart.total", "shop.cart.Cart.total", 12, TOTAL_SOURCE)
+
+
+def test_a_method_below_its_class_shown_whole_points_to_it() -> None:
+    """Law 7: the method's code is in the class above."""
+    packing = assemble_context([CART, TOTAL], 2000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    cart, total = packing.blocks
+    assert cart.label == Detail.FULL.value and "```" in cart.text
+    assert total.label == Detail.SUMMARY.value and "```" not in total.text
+    assert total.text.endswith("Code: shown in shop.cart.Cart above")
+
+
+def test_a_class_below_its_method_leaves_the_method_out() -> None:
+    """Law 7: the class shows the rest of its code, the method's lines named by their marker."""
+    packing = assemble_context([TOTAL, CART], 8000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    total, cart = packing.blocks
+    assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
+    assert cart.label == Detail.FOCUSED.value
+    assert "return sum(self.items)" not in cart.text and "... lines 12-13" in cart.text
+    assert "def helper_11(self):" in cart.text  # the rest is all there: it fits in its share
+
+
+def test_a_shortcut_is_passed_over_when_the_block_it_leans_on_is_not_whole() -> None:
+    """Law 7: with the class shortened to fit, the method shows its own code."""
+    budget = len(render_block(CART, detail=Detail.SUMMARY)) + len(render_block(TOTAL, True)) + 80
+    packing = assemble_context([CART, TOTAL], budget, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    cart, total = packing.blocks
+    assert cart.label != Detail.FULL.value
+    assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text

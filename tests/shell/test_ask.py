@@ -8,10 +8,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from greploom.core.ask import NOT_IN_CONTEXT, ChatMessage
+from greploom.core.ask import ANSWER_ROOM, NOT_IN_CONTEXT, TOKENIZER_SLACK, ChatMessage
 from greploom.core.errors import ChatError, UsageError
 from greploom.shell.chat_http import OllamaChat, OpenAIChat, chat_for
 from greploom.shell.config import GrepLoomConfig
+from greploom.shell.tokens import count_tokens
 from tests.chat_server import Messages, Script, chat_server, context_of, first_place
 from tests.cli_helpers import Run, cli, cli_process
 
@@ -58,7 +59,9 @@ def test_streams_an_answer_citing_the_context(indexed: Path, protocol: str) -> N
     assert system["role"] == "system" and NOT_IN_CONTEXT in system["content"]
     assert user["role"] == "user" and user["content"].endswith(f"Question: {QUESTION}")
     if protocol == "ollama":  # a window sized to the prompt, so Ollama drops none of it
-        assert request["options"]["num_ctx"] % 1024 == 0 and request["options"]["num_ctx"] >= 4096
+        prompt = count_tokens(system["content"]) + count_tokens(user["content"])
+        window = request["options"]["num_ctx"]
+        assert window % 1024 == 0 and window >= prompt * TOKENIZER_SLACK + ANSWER_ROOM
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

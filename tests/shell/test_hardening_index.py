@@ -235,8 +235,16 @@ def test_keys_of_parameter_and_import_blocks_are_accepted(pyshop_cpg: Path, tmp_
     db = tmp_path / "d.db"
     assert cli("index", pyshop_cpg, "--db", db, "--provider", "none").code == 0
     results = cli("query", "send order", "--db", db, "--format", "json").json()["results"]
-    keys = [r["key"] for r in results]
-    assert any(r["kind"] == "parameter" for r in results) and any(r["kind"] == "import" for r in results)
+    # Parameters and imports are no results of their own: their owner's structure lists them.
+    assert not any(r["kind"] in ("parameter", "import") for r in results)
+    listed = [
+        ref
+        for r in results
+        for name in ("parameters", "imports")
+        for ref in r["structural_context"].get(name, [])
+    ]
+    assert any(ref["kind"] == "parameter" for ref in listed) and any(ref["kind"] == "import" for ref in listed)
+    keys = [r["key"] for r in results] + [ref["key"] for ref in listed]
     for key in keys:
         run = cli("query", "--node", key, "--db", db, "--format", "json")
         assert run.code == 0, (key, run.err)

@@ -15,6 +15,13 @@ Blocks arrive in relevance order and are considered once each, in that order:
 - otherwise (or when not even its first line fits) it is dropped and counted;
 - later, smaller blocks may still fit after a block was cut or dropped.
 
+A block may also offer *shortcuts*: renderings tried before its text, each
+usable only when every block it ``needs`` was kept before it whole (its own
+text, uncut). A method whose class is shown whole above says so instead of
+repeating its code, and a class shows its methods shown above by their
+marker only; when the block they lean on was shortened or dropped, the
+shortcut is passed over and the block stands on its own.
+
 Fallbacks are what let a context hold ten hits instead of one: a long hit
 shown as a reference leaves the budget to the hits after it, where cutting
 it would have spent all of it.
@@ -37,7 +44,8 @@ The smallest budget that gives an answer is found by search, not estimated
 Laws (tests/properties/test_budget.py): never over budget; order kept;
 every dropped block would not have fit when considered; a fallback is used
 only when the more detailed renderings did not fit in the room not held for
-reserved blocks; fences balanced; without fallbacks, more budget never
+reserved blocks; a shortcut is used only when every block it needs was kept
+whole before it; fences balanced; without fallbacks, more budget never
 packs fewer tokens; a custom price is what the packing spends; the smallest
 budget found answers and the one below it does not.
 """
@@ -64,14 +72,19 @@ class Rendering:
 
     label: str
     text: str
+    # Keys of earlier blocks this rendering leans on: usable only when each was kept whole
+    # (its own text, uncut), as a shortcut (ContextBlock.shortcuts).
+    needs: tuple[str, ...] = ()
 
 
 @attrs.frozen
 class ContextBlock:
     """One unit of context: a key, its rendered text and its relevance.
 
-    ``fallbacks`` are shorter renderings, tried in order when ``text`` does
-    not fit whole; ``may_cut`` says whether ``text`` may then be cut. For a
+    ``shortcuts`` are renderings tried before ``text``, each only when the
+    blocks it ``needs`` were kept whole before it; ``fallbacks`` are shorter
+    renderings, tried in order when ``text`` does not fit whole; ``may_cut``
+    says whether ``text`` may then be cut. For a
     ``reserved`` block, room for its shortest rendering is held while the
     blocks before it are packed: they get their longer renderings only from
     what is left after that room.
@@ -84,6 +97,7 @@ class ContextBlock:
     fallbacks: tuple[Rendering, ...] = ()
     may_cut: bool = True
     reserved: bool = False
+    shortcuts: tuple[Rendering, ...] = ()
 
 
 @attrs.frozen
@@ -153,9 +167,11 @@ def _cut_to_fit(text: str, fits: Callable[[str], bool]) -> str | None:
     return _cut_text(lines, lo)
 
 
-def _renderings(block: ContextBlock) -> tuple[Rendering, ...]:
-    """The block's renderings, most detailed first."""
-    return (Rendering(block.label, block.text), *block.fallbacks)
+def _renderings(block: ContextBlock, whole: set[str] | None = None) -> tuple[Rendering, ...]:
+    """The block's renderings, most detailed first: its shortcuts whose needs were kept
+    ``whole`` (none without it), its text, its fallbacks."""
+    usable = tuple(r for r in block.shortcuts if whole is not None and set(r.needs) <= whole)
+    return (*usable, Rendering(block.label, block.text), *block.fallbacks)
 
 
 def pack_blocks(
@@ -190,6 +206,7 @@ def pack_blocks(
         held_after[i] = held_after[i + 1] + held[i + 1]
     kept: list[PackedBlock] = []
     dropped: list[str] = []
+    whole: set[str] = set()  # blocks kept as their own text, uncut: what a shortcut may lean on
     used = 0
     for index, block in enumerate(blocks):
         first = not kept
@@ -198,7 +215,7 @@ def pack_blocks(
         def fits(candidate: str, block: ContextBlock = block, first: bool = first, room: int = room) -> bool:
             return cost(block, Rendering(block.label, candidate), True, first) <= room
 
-        renderings = _renderings(block)
+        renderings = _renderings(block, whole)
         choice = None
         for position, rendering in enumerate(renderings):
             spent = cost(block, rendering, False, first)
@@ -210,6 +227,8 @@ def pack_blocks(
         if choice is not None:
             rendering, spent = choice
             kept.append(PackedBlock(block, rendering.text, spent, cut=False, label=rendering.label))
+            if rendering.text == block.text and rendering.label == block.label:
+                whole.add(block.key)
             used += spent
             continue
         cut = _cut_to_fit(block.text, fits) if block.may_cut else None

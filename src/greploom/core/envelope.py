@@ -130,7 +130,7 @@ def pack_envelope(
     """The envelope of ``nodes`` packed into ``budget`` tokens, or None when it cannot answer.
 
     It cannot when not even one result fits beside the metadata (or, with no
-    nodes at all, when the metadata alone does not fit). ``metadata`` is
+    blocks at all, when the metadata alone does not fit). ``metadata`` is
     copied, with ``budget``, the packing's counts and ``tokens_used`` set.
     ``blocks``: the renderings to choose from, one block per node by key
     (default: :func:`~greploom.core.render.context_blocks` of the nodes).
@@ -157,7 +157,7 @@ def pack_envelope(
 
     while reserve < budget:
         packing = pack_blocks(blocks, budget, count, reserve, price=price)
-        if nodes and not packing.blocks:
+        if blocks and not packing.blocks:
             return None
         meta.update(packing_counts(packing, stale), tokens_used=packing.tokens_used)
         envelope = render_json(meta, packing, nodes, include_source)

@@ -22,7 +22,8 @@ line; it never costs more than its budget (None when not even the head and
 one marker fit); a line a place points at is kept whenever the head, that
 line and their markers fit; when the head and every line holding a term fit
 together, all of them are kept; a definition that fits whole is returned
-whole.
+whole; a line the answer already ``shown`` elsewhere (a method shown as a
+hit of its own above its class) is never kept, its run named by its marker.
 """
 
 from __future__ import annotations
@@ -146,26 +147,40 @@ def focus(
     budget: int,
     count: TokenCounter,
     members: Sequence[Member] = (),
+    shown: frozenset[int] = frozenset(),
 ) -> str | None:
     """The focused rendering of ``source`` (whose first line is ``first_line`` of its file)
-    in at most ``budget`` tokens, or None when not even its head fits."""
-    if count(source) <= budget:
-        return source
+    in at most ``budget`` tokens, or None when not even its head fits.
+
+    ``shown``: file lines the answer shows elsewhere; they are left out, so a
+    definition holding some is focused even when it would fit whole."""
     lines = source.split("\n")
-    head = set(range(_head(lines)))
+    hidden = {i for i in range(len(lines)) if first_line + i in shown}
+    if not hidden and count(source) <= budget:
+        return source
+    if 0 in hidden:
+        return None  # the definition itself is shown elsewhere
+    head = set(range(_head(lines))) - hidden
 
     def cost(kept: set[int]) -> int:
         return count(render_kept(lines, kept, first_line, members))
 
+    rest = set(range(len(lines))) - hidden
+    if hidden and cost(rest) <= budget:
+        return render_kept(lines, rest, first_line, members)  # whole, what is shown elsewhere aside
     if cost(head) > budget:
         head = {0}
         if cost(head) > budget:
             return None
     kept = set(head)
     # Places first (in line order), then the lines with the most terms, earlier first.
-    placed = [i for i in range(len(lines)) if first_line + i in places]
+    placed = [i for i in range(len(lines)) if first_line + i in places and i not in hidden]
     scored = sorted(
-        ((n, i) for i in range(len(lines)) if i not in head and (n := _line_terms(lines[i], terms)) > 0),
+        (
+            (n, i)
+            for i in range(len(lines))
+            if i not in head and i not in hidden and (n := _line_terms(lines[i], terms)) > 0
+        ),
         key=lambda p: (-p[0], p[1]),
     )
     for i in placed:
@@ -179,17 +194,22 @@ def focus(
     for i in placed + matched:  # ... then the lines around them, nearest first
         window = range(max(0, i - CONTEXT_LINES), min(len(lines), i + CONTEXT_LINES + 1))
         for j in sorted(window, key=lambda j: abs(j - i)):
-            if j not in kept and cost(kept | {j}) <= budget:
+            if j not in kept and j not in hidden and cost(kept | {j}) <= budget:
                 kept.add(j)
     if kept == head:  # nothing matched: the definition's start, as much as fits
         for i in range(len(lines)):
-            if i not in kept:
+            if i not in kept and i not in hidden:
                 if cost(kept | {i}) > budget:
                     break
                 kept.add(i)
     # A one-line gap costs about what its marker does: show the line where it fits.
     for i in range(len(lines)):
-        alone = i not in kept and (i == 0 or i - 1 in kept) and (i == len(lines) - 1 or i + 1 in kept)
+        alone = (
+            i not in kept
+            and i not in hidden
+            and (i == 0 or i - 1 in kept)
+            and (i == len(lines) - 1 or i + 1 in kept)
+        )
         if alone and cost(kept | {i}) <= budget:
             kept.add(i)
     return render_kept(lines, kept, first_line, members)

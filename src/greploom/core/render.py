@@ -192,7 +192,7 @@ def render_block(
         return lines[0]
     if detail is not None:
         include_source = detail is Detail.FULL
-    relation = _RELATION_PHRASE.get(node.relationship, node.relationship.value.replace("_", " ") + " of")
+    relation = _relation(node)
     if ref.kind in LEAF_KINDS:  # a parameter or import: one line says it all
         tail = f" ({relation} {via_name})" if via_name else ""
         lines.append(f"{node.summary}{tail}")
@@ -254,6 +254,71 @@ def _focused(
     return tuple(out)
 
 
+def _relation(node: ExpandedNode) -> str:
+    """How a neighbour relates to the node it was reached from: ``callee of``, ``named in``."""
+    return _RELATION_PHRASE.get(node.relationship, node.relationship.value.replace("_", " ") + " of")
+
+
+def _span(node: ExpandedNode) -> tuple[str, str, int, int] | None:
+    """Where a node's code lies (its collection, file, first and last line), when known."""
+    if node.source is None or node.end_line is None:
+        return None
+    return node.collection, node.ref.file, node.ref.line, node.end_line
+
+
+def _inside(inner: tuple[str, str, int, int], outer: tuple[str, str, int, int]) -> bool:
+    return inner[:2] == outer[:2] and outer[2] <= inner[2] and inner[3] <= outer[3] and inner != outer
+
+
+@attrs.frozen
+class _Shown:
+    """A hit whose own text shows its whole code: what the hits after it may lean on."""
+
+    key: str
+    qualname: str
+    span: tuple[str, str, int, int]
+
+
+def _shortcuts(
+    node: ExpandedNode,
+    via: str | None,
+    shown: Sequence[_Shown],
+    *,
+    room: int,
+    focus_on: FocusQuery,
+    count: TokenCounter,
+) -> tuple[Rendering, ...]:
+    """A hit's renderings that lean on the hits shown whole above it: a definition inside one
+    points to it instead of repeating its code; one holding some shows the rest of its code."""
+    span = _span(node)
+    if span is None:
+        return ()
+    outer = next((s for s in shown if _inside(span, s.span)), None)
+    if outer is not None:
+        text = render_block(node, via_name=via, detail=Detail.SUMMARY)
+        text += f"\nCode: shown in {outer.qualname} above"
+        return (Rendering(Detail.SUMMARY.value, text, (outer.key,)),)
+    inner = [s for s in shown if _inside(s.span, span)]
+    if not inner or node.source is None:
+        return ()
+    lines = frozenset(line for s in inner for line in range(s.span[2], s.span[3] + 1))
+    base = count(render_block(node, via_name=via, detail=Detail.SUMMARY))
+    rest = focus(
+        node.source,
+        node.ref.line,
+        terms=focus_on.terms,
+        places=focus_on.lines_in(node.ref.key),
+        budget=room - base - _FENCE_COST,
+        count=count,
+        members=tuple(Member(m.line, m.name) for m in node.structure.members),
+        shown=lines,
+    )
+    if rest is None:
+        return ()
+    rendered = render_block(attrs.evolve(node, source=rest), True, via)
+    return (Rendering(Detail.FOCUSED.value, rendered, tuple(s.key for s in inner)),)
+
+
 def context_blocks(
     nodes: Sequence[ExpandedNode],
     include_source: bool | SourceMode = False,
@@ -271,8 +336,7 @@ def context_blocks(
     0.86 at top-5), and room for the references of the hits after it is held,
     so each hit is at least named; with ``cut_hits`` (nodes asked for by name)
     hits are cut instead. A graph neighbour falls back to its summary without
-    source, else is dropped. Parameters and imports are two lines, kept whole
-    or dropped. Given ``focus_on``, ``budget`` and ``count``, levels of detail
+    source, else is dropped. Given ``focus_on``, ``budget`` and ``count``, levels of detail
     follow relevance: the first hit's code may take half the budget and each
     later hit's a quarter (``HIT_SHARES``); past that a hit shows its focused
     source (greploom.core.focus) in that share, then in half of it, before
@@ -280,18 +344,46 @@ def context_blocks(
     within 1,000 tokens 0.87 -> 0.93, within 2,000 0.90 -> 0.93, fewer tokens;
     click, express, zod unchanged. ``include_source`` is a :class:`SourceMode`,
     or a bool for ALL or NONE.
+
+    What the answer already says is not said twice (measured on the quality
+    harness, 371 queries at 2,000 tokens: 1,768 tokens an answer -> see
+    benchmarks/quality/REPORT.md, every hit@1k/2k/4k as before or higher):
+
+    - parameters and imports reached from a node are not blocks of their own:
+      its signature names its parameters, and its JSON result lists both;
+      they are blocks only as hits (asked for by key);
+    - in the default mode (``SourceMode.HITS``) the neighbours of the first
+      hit are shown as signatures and summaries, the others as their one-line
+      reference and what they relate to (``callee of Session.send``): the far
+      ones named, for a follow-up by key;
+    - a hit inside a hit shown whole above it (a method below its class)
+      points to it instead of repeating its code, and a hit holding hits shown
+      whole above it (a class below its methods) leaves their lines out, named
+      by their markers (budget shortcuts: used only when those blocks were
+      kept whole).
     """
     mode = source_mode(include_source)
     names = {block_key(n): n.qualname for n in nodes}
+    first_hit = next((block_key(n) for n in nodes if n.relationship is Relationship.HIT), None)
+    shown: list[_Shown] = []
     blocks = []
     hits_seen = 0
     for n in nodes:
         via = names.get(block_key(n, n.via)) if n.via else None
         hit = n.relationship is Relationship.HIT and n.ref.kind not in LEAF_KINDS
+        if n.relationship is not Relationship.HIT and n.ref.kind in LEAF_KINDS:
+            continue  # named by its owner's signature and JSON result
+        if mode is SourceMode.HITS and not hit and (n.via is None or block_key(n, n.via) != first_hit):
+            reference = render_block(n, detail=Detail.REFERENCE)
+            text = f"{reference}\n{_relation(n)} {via}" if via else reference
+            label = Detail.REFERENCE.value
+            blocks.append(ContextBlock(block_key(n), text, n.relevance, label, may_cut=False))
+            continue
         code = mode is SourceMode.ALL or (mode is SourceMode.HITS and hit)
         text = render_block(n, code, via)
         label = (Detail.FULL if code and n.source else Detail.SUMMARY).value
         fallbacks: list[Rendering] = []
+        shortcuts: tuple[Rendering, ...] = ()
         if hit and not cut_hits and label == Detail.FULL.value and focus_on is not None and count and budget:
             # Levels of detail by relevance: the first hit may take half the budget,
             # each later one a quarter; more is shown focused, so the next hits fit.
@@ -301,6 +393,10 @@ def context_blocks(
                 text, label = focused[0].text, focused[0].label
                 focused = focused[1:]
             fallbacks.extend(focused)
+            shortcuts = _shortcuts(n, via, shown, room=int(budget * cap), focus_on=focus_on, count=count)
+            span = _span(n)
+            if label == Detail.FULL.value and span is not None:
+                shown.append(_Shown(block_key(n), n.qualname, span))
         if hit:
             hits_seen += 1
         if n.ref.kind not in LEAF_KINDS and label == Detail.FULL.value and not (hit and cut_hits):
@@ -310,8 +406,11 @@ def context_blocks(
             fallbacks.append(Rendering(Detail.REFERENCE.value, render_block(n, detail=Detail.REFERENCE)))
         may_cut = hit and cut_hits
         reserved = hit and not cut_hits
-        block = ContextBlock(block_key(n), text, n.relevance, label, tuple(fallbacks), may_cut, reserved)
-        blocks.append(block)
+        blocks.append(
+            ContextBlock(
+                block_key(n), text, n.relevance, label, tuple(fallbacks), may_cut, reserved, shortcuts
+            )
+        )
     return tuple(blocks)
 
 

@@ -184,9 +184,9 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         collections: Collections = None,
     ) -> ToolResult:
         """Start here. Find the code that answers a question, a symbol name (`Cart.total`) or a place
-        (`shop/cart.py:30`, a pasted traceback): the hits' code with their callers, callees, classes,
-        parameters and imports, packed to `budget` tokens. Every block header ends with `key: ...`:
-        pass it to get_node_context, trace_calls or find_related."""
+        (`shop/cart.py:30`, a pasted traceback): the hits' code with their callers, callees and
+        classes, packed to `budget` tokens. Every block header ends with `key: ...`: pass it to
+        get_node_context, trace_calls or find_related."""
         if collections:
             return run(
                 "search_code",

@@ -93,7 +93,8 @@ Code = Annotated[
     Literal["hits", "all", "none"],
     Field(
         description="Which blocks show code. 'hits' (default): each hit's code, a big one as the lines "
-        "that answer the query with the rest named; graph neighbours as signatures and summaries. "
+        "that answer the query with the rest named; the first hit's graph neighbours as signatures and "
+        "summaries, the other hits' as one-line references (pass their key to get_node_context). "
         "'all': code for every block that fits (costs more). 'none': signatures and summaries only."
     ),
 ]
