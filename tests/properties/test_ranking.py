@@ -27,6 +27,11 @@ Laws:
 8. The definitions the places in a query point at (``adapters.py:412``, a
    traceback's frames) lead, in the places' order, in test code too: a
    place is the strongest thing a query says.
+9. A deprecated definition whose successor is among the candidates never
+   outranks the same definition without one, and ranks below it unless the
+   query names it, points at it or asks about old code ("deprecated",
+   "legacy", "v1"...); the successor's score never falls for it; nothing is
+   removed, and nothing is demoted twice (as a test too).
 """
 
 from __future__ import annotations
@@ -71,17 +76,16 @@ candidates = st.builds(
     location_rank=st.sampled_from((0, 0, 0, 1, 2)),
 )
 pools = st.lists(candidates, max_size=12, unique_by=lambda c: c.key)
-queries = st.sampled_from(
-    (
-        "Session.send",
-        "parse_url",
-        "how are retries handled",
-        "where is the backoff delay computed",
-        "send",
-        "test for parse_url",
-        "how does retry propagation work",  # a question about how the code is built: file evidence
-    )
+QUERY_TEXTS = (
+    "Session.send",
+    "parse_url",
+    "how are retries handled",
+    "where is the backoff delay computed",
+    "send",
+    "test for parse_url",
+    "how does retry propagation work",  # a question about how the code is built: file evidence
 )
+queries = st.sampled_from(QUERY_TEXTS)
 
 
 @given(queries, pools)
@@ -320,3 +324,30 @@ def test_places_in_the_query_come_first(query: str, pool: list[Candidate], file:
     ranked = rank_candidates(query, [*others, second, first])
     assert [r.candidate.key for r in ranked[:2]] == ["first", "second"]
     assert ranked[0].named and not any(name.startswith("penalty") for name, _ in ranked[0].signals)
+
+
+@given(
+    st.sampled_from((*QUERY_TEXTS, "the deprecated way to send", "legacy retry handling")),
+    candidates,
+    candidates,
+    st.sampled_from(("pkg/core.py", "tests/core.py")),
+)
+def test_deprecated_code_with_a_successor_ranks_below_it(
+    query: str, candidate: Candidate, successor: Candidate, file: str
+) -> None:
+    """Law 9."""
+    new = attrs.evolve(successor, key="new")
+    current = attrs.evolve(candidate, key="old", file=file, replaced_by=())
+    old = attrs.evolve(current, replaced_by=("new", "gone"))  # "gone": not a candidate, ignored
+    before = {r.candidate.key: r for r in rank_candidates(query, [current, new])}
+    after = {r.candidate.key: r for r in rank_candidates(query, [old, new])}
+    assert set(after) == {"old", "new"}
+    a, b = before["old"], after["old"]
+    assert b.score <= a.score and after["new"].score >= before["new"].score
+    named = any(name in ("definition", "location") for name, _ in a.signals)
+    asks = bool({"deprecated", "legacy"} & set(query.split()))
+    penalised = any(name.startswith("penalty:") for name, _ in a.signals)
+    if named or asks or penalised:
+        assert b.score == a.score
+    else:
+        assert ("penalty:deprecated", 0.5) in b.signals and (b.score < a.score or a.score == 0)

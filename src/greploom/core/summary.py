@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
+from greploom.core.deprecation import deprecation
 from greploom.core.keys import is_indexable, module_path, written_name
 from greploom.core.notes import body_notes, body_words, identifier_words
 
@@ -48,7 +49,8 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # 0.797 -> 0.795 NDCG@10): the names are found by name (greploom.shell.module_names).
 # 2: docs and config sections (greploom.core.doc_sections): their cutting, masking
 # (greploom.core.secrets) and links (greploom.core.mentions) are rules of the same kind.
-SUMMARY_VERSION = "2"
+# 3: a line saying a definition is deprecated, as its code marks it (greploom.core.deprecation).
+SUMMARY_VERSION = "3"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
@@ -273,7 +275,17 @@ def summarize_node(
         return Summary(text=sig, embed_text=f"{head}\n{sig}", tier=tier)
     about, doc = _about_lines(graph, node)
     structure = _structure_lines(graph, node, qualnames, links)
-    text = "\n".join([sig, *about, *structure])
+    source = node.attr("source_text")
+    python = is_python(node.file)
+    # Shown and searched, not embedded: a definition's vector is what it does, and the
+    # ranking demotes what its code marks deprecated (greploom.core.ranking).
+    marked = deprecation(
+        _strings(node.attr("decorators")),
+        doc,
+        source if isinstance(source, str) and node.kind is not NodeKind.MODULE else None,
+        python=python,
+    )
+    text = "\n".join([sig, *about, *([marked] if marked else []), *structure])
     # Embedded, not shown (greploom.core.notes): the words of the name, and for
     # a definition without a docstring the prose in its body, which stands in
     # for one. Placed after the docstring and before the long lists, so the
@@ -289,8 +301,6 @@ def summarize_node(
     # document with docstrings, and there the words of an undocumented class's
     # methods diluted it (httpx 0.787 -> 0.758, attrs 0.738 -> 0.709 with them).
     evidence = ["words: " + " ".join(identifier_words(qualname))]
-    source = node.attr("source_text")
-    python = is_python(node.file)
     if isinstance(source, str) and not doc and node.kind is not NodeKind.MODULE:
         notes = body_notes(source, python=python)
         if notes:

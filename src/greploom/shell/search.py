@@ -14,17 +14,21 @@ from collections.abc import Callable, Collection, Sequence
 import attrs
 
 from greploom.core.candidate_pool import DEEPER, crowded, deepen
+from greploom.core.deprecation import PREFIX as DEPRECATED
+from greploom.core.deprecation import note_of, successor_names
 from greploom.core.fusion import rrf_fuse
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
+from greploom.shell.store_sql import in_chunks
 
 FETCH_FACTOR = 2  # plain ranking: each backend fetches 2 x top-k candidates before fusion
 CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top-k or selection
 NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
 NAMED_SYMBOLS = 32  # symbols a query may name for the lookup: a pasted file names hundreds
 NAMESAKES = 64  # definitions looked up for the names of candidates in legacy-looking paths
+SUCCESSOR_LOOKUPS = 64  # definitions looked up for the successors deprecated candidates name
 
 
 @attrs.frozen
@@ -118,6 +122,7 @@ def ranked_search(
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
     loc_rank = {k: i for i, k in enumerate(located, start=1)}
     _describe_more(store, described, [*named, *located])
+    replaced = successors(store, described)
     candidates = [
         Candidate(
             key,
@@ -130,6 +135,7 @@ def ranked_search(
             loc_rank.get(key, 0),
             kind,
             key in binding,
+            replaced.get(key, ()),
         )
         for key, (name, qualname, file, kind) in described.items()
     ]
@@ -137,6 +143,39 @@ def ranked_search(
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
         for r in rank_candidates(query, candidates, namesakes=namesakes(store, candidates))
     ]
+
+
+def successors(
+    store: IndexStore, described: dict[str, tuple[str, str, str, str]]
+) -> dict[str, tuple[str, ...]]:
+    """For each candidate its code marks deprecated, the definitions its note names as its
+    successors (greploom.core.deprecation), added to ``described``: those in its own file,
+    else the one definition of that name in the code base. Two reads at most."""
+    notes: dict[str, tuple[str, ...]] = {}
+    for chunk, marks in in_chunks(sorted(described)):
+        rows = store.conn.execute(
+            f"SELECT key, summary FROM nodes WHERE key IN ({marks}) AND instr(summary, ?) > 0",
+            (*chunk, "\n" + DEPRECATED),
+        )
+        for key, summary in rows:
+            note = note_of(summary)
+            if note is not None and (names := successor_names(note, described[key][0])):
+                notes[key] = names
+    if not notes:
+        return {}
+    wanted = sorted({n for names in notes.values() for n in names})
+    found = store.definitions_named(wanted, SUCCESSOR_LOOKUPS)
+    _describe_more(store, described, found)
+    out: dict[str, tuple[str, ...]] = {}
+    for key, names in notes.items():
+        file = described[key][2]
+        for name in names:
+            named = [k for k in found if described[k][0] == name and k != key]
+            local = [k for k in named if described[k][2] == file]
+            chosen = local or (named if len(named) == 1 else [])
+            if chosen:
+                out[key] = (*out.get(key, ()), *chosen)
+    return out
 
 
 def _product_deeper(
