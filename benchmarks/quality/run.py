@@ -325,8 +325,8 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
 
 
 def _inside_whole(runner: Runner, packed: PackedBlock, packing: Packing) -> bool:
-    """Whether a block's code lies inside another block the packing shows whole (a method
-    below its class, which the answer points to instead of repeating it)."""
+    """Whether a block's code lies inside another block the packing shows whole, as the file's
+    lines (a method below its class, which the answer points to instead of repeating it)."""
     span = runner.spans.get(packed.block.key)
     if span is None:
         return False
@@ -335,6 +335,8 @@ def _inside_whole(runner: Runner, packed: PackedBlock, packing: Packing) -> bool
         o = runner.spans.get(other.block.key)
         if other is packed or o is None or other.label != "full" or other.cut:
             continue
+        if other.block.key.startswith(("module:", "doc:")):
+            continue  # a module's text elides its definitions; a section is prose
         if o[0] == file and o[1] <= line and end <= o[2]:
             return True
     return False

@@ -270,3 +270,15 @@ def test_a_shortcut_is_passed_over_when_the_block_it_leans_on_is_not_whole() -> 
     cart, total = packing.blocks
     assert cart.label != Detail.FULL.value
     assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
+
+
+def test_a_module_is_never_leaned_on() -> None:
+    """Law 7: a module's text elides its definitions, so a function below it keeps its code."""
+    module = attrs.evolve(
+        _hit("module:shop/cart.py", "shop.cart", 1, '"""Carts."""\n\nclass Cart:\n    ...'),
+        end_line=40,
+        ref=NodeRef("module:shop/cart.py", "shop.cart", "module", "shop/cart.py", 1),
+    )
+    packing = assemble_context([module, TOTAL], 8000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    _, total = packing.blocks
+    assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text

@@ -57,6 +57,7 @@ from typing import Any
 import attrs
 
 from greploom.core.budget import ContextBlock, Packing, Rendering, TokenCounter, pack_blocks
+from greploom.core.doc_files import PROSE_KINDS
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
 from greploom.core.focus import FocusQuery, Member, focus
 
@@ -110,6 +111,7 @@ class Detail(str, enum.Enum):
 
 
 LEAF_KINDS = frozenset({"parameter", "import"})  # shown as header plus one line
+_NOT_VERBATIM = frozenset({"module", *PROSE_KINDS})  # a source that is not the file's lines
 # How a neighbour relates to the node it was reached from, where "{relationship} of" misreads:
 # code a doc section names is "named in" it; the section is the code's documentation.
 _RELATION_PHRASE = {Relationship.MENTIONS: "named in", Relationship.DOCUMENTED_BY: "documents"}
@@ -260,8 +262,10 @@ def _relation(node: ExpandedNode) -> str:
 
 
 def _span(node: ExpandedNode) -> tuple[str, str, int, int] | None:
-    """Where a node's code lies (its collection, file, first and last line), when known."""
-    if node.source is None or node.end_line is None:
+    """Where a node's code lies (its collection, file, first and last line), when its source is
+    those lines as they are: not a module's (its own text, each definition elided to one line:
+    greploom.core.module_text), nor a doc or config section's."""
+    if node.source is None or node.end_line is None or node.ref.kind in _NOT_VERBATIM:
         return None
     return node.collection, node.ref.file, node.ref.line, node.end_line
 
