@@ -87,9 +87,20 @@ def test_each_mark_alone_deprecates(reason: str, body: list[str]) -> None:
 
 
 def test_an_argument_s_deprecation_is_not_the_definition_s() -> None:
-    """Law 1: an indented "Deprecated:" in an argument's description deprecates the argument."""
+    """Law 1: an indented "Deprecated:" in an argument's description deprecates the argument,
+    and so does a Sphinx directive whose body speaks of one (attrs' ``evolve``)."""
     doc = "Send it.\n\nArgs:\n    timeout: how long.\n        Deprecated: use timeouts."
     assert deprecation([], doc, None, python=True) is None
+    evolve = "Create a new instance.\n\n.. deprecated:: 23.1.0\n   Passing *inst* as a keyword is deprecated."
+    assert deprecation([], evolve, None, python=True) is None
+
+
+def test_a_directive_says_its_body() -> None:
+    """Law 3: a ``.. deprecated::`` directive's note is its version and its body (attrs' ``assoc``)."""
+    doc = "Copy with changes.\n\n.. deprecated:: 17.1.0\n   Use `attrs.evolve` instead if you can.\n\nMore."
+    note = deprecation([], doc, None, python=True)
+    assert note == "deprecated: 17.1.0 Use `attrs.evolve` instead if you can."
+    assert successor_names(note, "assoc") == ("evolve",)
     assert note_of("def send(timeout)\nSend it.\ncalls: deprecated_helper") is None
 
 

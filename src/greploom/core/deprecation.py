@@ -55,7 +55,12 @@ _STRING = re.compile(r"""(?:[rRbBuU]{0,2})(['"])(.*?)\1""")
 _WARN = re.compile(r"^(?:warnings\.)?warn\(")
 _DEPRECATION_CATEGORY = re.compile(r"\b\w*Deprecat\w*\b")
 _DOCSTRING_START = re.compile(r"""^[rRbBuU]{0,2}("{3}|'{3}|"|')""")
-_BODY_LOOKAHEAD = 12  # lines of a body read for its first statement
+_BODY_LOOKAHEAD = 12  # lines of a body read for its first statement, past its signature
+_SIGNATURE_LINES = 40  # lines a signature may take (pydantic's BaseModel.json: 13)
+# A deprecation note about one argument, keyword or option, not the definition.
+_ABOUT_AN_ARGUMENT = re.compile(
+    r"\b(?:argument|arguments|parameter|parameters|param|keyword|kwarg|kwargs|option)\b|\*\w+\*"
+)
 # What a note names as the replacement: a name in backticks (```model_dump`` ``), or the name
 # after "use" when it is written like an identifier (``use parse_v2()``, ``Use Client.send``).
 _QUOTED_NAME = re.compile(r"`([A-Za-z_$][\w$.]*)(?:\(\))?`")
@@ -77,15 +82,37 @@ def deprecation(
                 said = _first_statement_warns(source)
             return _note(said)
     if doc:
-        match = _DOC_TAG.search(doc)
-        if match:
-            return _note(match.group(1).strip(" .:-*"))
+        said = _doc_says(doc)
+        if said is not None:
+            return _note(said)
     if source and not python and _ANNOTATION.search(source.split("{", 1)[0]):
         return _note("")  # an annotation among the declaration's modifiers, before its body
     if source and python:
         warned = _first_statement_warns(source)
         if warned is not None:
             return _note(warned)
+    return None
+
+
+def _doc_says(doc: str) -> str | None:
+    """What a doc's deprecation tag says (its line, and a directive's indented body), or None
+    when it has none or its tag deprecates an argument: Sphinx's ``.. deprecated::`` marks a
+    deprecated parameter too (attrs' ``evolve``: "*inst* was deprecated")."""
+    lines = doc.split("\n")
+    for i, line in enumerate(lines):
+        match = _DOC_TAG.match(line)
+        if match is None:
+            continue
+        said = [match.group(1).strip(" .:-*")]
+        if line.lstrip().startswith(".."):  # a directive: its body is the indented lines below
+            for below in lines[i + 1 :]:
+                if below.strip() and not below.startswith((" ", "\t")):
+                    break
+                said.append(below.strip())
+        text = " ".join(t for t in said if t)
+        if _ABOUT_AN_ARGUMENT.search(text):
+            continue
+        return text
     return None
 
 
@@ -129,9 +156,13 @@ def _first_statement_warns(source: str) -> str | None:
 
 
 def _after_signature(lines: Sequence[str]) -> tuple[int, int] | None:
-    """The index of a definition's first body line and that line's indent, or None."""
-    for i, line in enumerate(lines[:_BODY_LOOKAHEAD]):
-        if _TRAILING_COMMENT.sub("", line).rstrip().endswith(":") and i + 1 < len(lines):
+    """The index of a definition's first body line and that line's indent, or None: the line
+    after the first one that ends with a colon outside brackets."""
+    depth = 0
+    for i, line in enumerate(lines[:_SIGNATURE_LINES]):
+        code = _TRAILING_COMMENT.sub("", line).rstrip()
+        depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")
+        if depth <= 0 and code.endswith(":") and i + 1 < len(lines):
             nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
             if nxt is None:
                 return None

@@ -111,7 +111,11 @@ def packing_counts(packing: Packing, stale: frozenset[str] = frozenset()) -> dic
             not p.cut and (p.label != p.block.label or p.label == Detail.FOCUSED.value)
             for p in packing.blocks
         ),
-        "references": sum(p.label == Detail.REFERENCE.value for p in packing.blocks),
+        # Of those, the ones shortened to their one-line reference (a far neighbour shown as
+        # its reference from the start is not shortened: greploom.core.render.context_blocks).
+        "references": sum(
+            p.label == Detail.REFERENCE.value != p.block.label for p in packing.blocks
+        ),
         "stale": sum(p.block.key in stale for p in packing.blocks),
     }
 

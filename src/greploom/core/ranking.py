@@ -98,7 +98,7 @@ DEPRECATED_PENALTY = NON_PRODUCT_PENALTY
 ASKS_FOR_OLD = frozenset(
     {
         "deprecated", "deprecation", "deprecate", "deprecates", "legacy", "old", "older", "obsolete",
-        "removed", "outdated", "compat", "compatibility", "migration", "migrate", "v1", "v2",
+        "removed", "outdated", "compat", "compatibility", "migration", "migrate", "v1",
     }
 )  # fmt: skip
 # Names whose namesakes a query looks up, at most: on pydantic (2,446 definitions, half of

@@ -6,16 +6,19 @@ A block reads::
     {summary}
     Defined at {file}:{line}[-{end_line}]
     {relationship} of {qualname it was reached from}      (expanded nodes only)
-
-Parameters and imports are two lines: the header, then their text and
-what they belong to.
     ```{language}
     {source}                                              (with include_source)
     ```
 
 The fence is one backtick longer than the longest backtick run in the
 source (at least three), so source containing fences cannot break out. A
-block shown as a reference is its header line alone.
+block shown as a reference is its header line alone; a graph neighbour shown
+as its reference (the neighbours of every hit but the first, in the default
+mode) adds the line saying what it relates to (``callee of shop.net.send``).
+A parameter or import is a block only when asked for (a hit): two lines, its
+header, then its text and what it belongs to; reached from another node it
+is in that node's structure (JSON) and signature. A hit inside a hit shown
+whole above it is its summary and ``Code: shown in {qualname} above``.
 
 ``collection``: in an answer over several collections (greploom.core.federation),
 the one the node comes from; its key is only unique there, so a block's
@@ -377,7 +380,8 @@ def context_blocks(
         hit = n.relationship is Relationship.HIT and n.ref.kind not in LEAF_KINDS
         if n.relationship is not Relationship.HIT and n.ref.kind in LEAF_KINDS:
             continue  # named by its owner's signature and JSON result
-        if mode is SourceMode.HITS and not hit and (n.via is None or block_key(n, n.via) != first_hit):
+        far = n.relationship is not Relationship.HIT and (n.via is None or block_key(n, n.via) != first_hit)
+        if mode is SourceMode.HITS and far:
             reference = render_block(n, detail=Detail.REFERENCE)
             text = f"{reference}\n{_relation(n)} {via}" if via else reference
             label = Detail.REFERENCE.value

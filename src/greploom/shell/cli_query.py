@@ -87,8 +87,8 @@ def query(
         ``Cart.total``) to show instead of searching (repeatable).
     include_source
         Code for every block that fits, graph neighbours too. By default the hits show
-        their code (a big one the lines that answer the query, the rest named) and the
-        neighbours their signatures and summaries.
+        their code (a big one the lines that answer the query, the rest named), the first
+        hit's neighbours their signatures and summaries, the others' one-line references.
     no_source
         No code at all: signatures and summaries only.
     ranking

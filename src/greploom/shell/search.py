@@ -150,7 +150,8 @@ def successors(
 ) -> dict[str, tuple[str, ...]]:
     """For each candidate its code marks deprecated, the definitions its note names as its
     successors (greploom.core.deprecation), added to ``described``: those in its own file,
-    else the one definition of that name in the code base. Two reads at most."""
+    else the one definition of that name in the code base. Most queries have no deprecated
+    candidate and read nothing more than their summaries' mark."""
     notes: dict[str, tuple[str, ...]] = {}
     for chunk, marks in in_chunks(sorted(described)):
         rows = store.conn.execute(
@@ -164,17 +165,18 @@ def successors(
     if not notes:
         return {}
     wanted = sorted({n for names in notes.values() for n in names})
-    found = store.definitions_named(wanted, SUCCESSOR_LOOKUPS)
-    _describe_more(store, described, found)
+    found = store.describe(store.definitions_named(wanted, SUCCESSOR_LOOKUPS))
     out: dict[str, tuple[str, ...]] = {}
     for key, names in notes.items():
         file = described[key][2]
         for name in names:
-            named = [k for k in found if described[k][0] == name and k != key]
-            local = [k for k in named if described[k][2] == file]
+            named = [k for k, d in found.items() if d[0] == name and k != key]
+            local = [k for k in named if found[k][2] == file]
             chosen = local or (named if len(named) == 1 else [])
             if chosen:
                 out[key] = (*out.get(key, ()), *chosen)
+    # Only the successors chosen join the candidates (the others were looked up, not found).
+    described.update((k, found[k]) for chosen in out.values() for k in chosen if k not in described)
     return out
 
 
