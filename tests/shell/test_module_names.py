@@ -53,6 +53,30 @@ def test_a_top_level_name_finds_its_module_at_its_line(project: Path, tmp_path: 
     assert keys[0] == "variable:web/routes.js:router" and "module:web/routes.js" not in keys[:1]
 
 
+def test_a_question_saying_a_name_s_words_finds_its_module_at_its_line(project: Path, tmp_path: Path) -> None:
+    """A question in words naming a module-level name by its words (issue 16, item 4)."""
+    (project / "app" / "limits.py").write_text(
+        '"""Limits of the app."""\n\n'
+        + "".join(f"LIMIT_{i} = {i}  # a limit\n" for i in range(120))
+        + "MAX_UPLOAD_BYTES = 10_000_000\n"
+        + "def check(size):\n    return size < LIMIT_3\n"
+    )
+    # Code whose words match the question better than the long module's one line does.
+    (project / "app" / "upload.py").write_text(
+        "def accept_upload(data):\n"
+        '    """Accept the largest upload first: an upload in bytes, the largest accepted."""\n'
+        "    return sorted(data, key=len, reverse=True)\n"
+    )
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    run = cli("query", "the largest upload in bytes we accept", "--db", db, "--budget", "700")
+    assert run.code == 0, run.err
+    first = run.out.split("\n## ")[1]
+    assert first.startswith("hit: module app.limits (app/limits.py:1)")
+    assert "MAX_UPLOAD_BYTES = 10_000_000" in first  # the module is long: focused on that line
+    assert "LIMIT_60 = 60" not in first
+
+
 def test_an_index_without_the_names_table_still_answers(project: Path, tmp_path: Path) -> None:
     """An index written before module names were kept answers as it did (the table is optional),
     and the next run adds the table."""

@@ -6,16 +6,31 @@ or vim: a symbol all in lower case matches in any case; one with a capital
 matches its case only. Used by the ranking's definition boost
 (greploom.core.ranking) and the store's name lookup (greploom.shell.store_rows).
 
+A question in words names a module-level name by its words instead
+(:func:`worded`): "the status code for closing a websocket on a policy
+violation" says two of ``WS_1008_POLICY_VIOLATION``'s, "config keys that were
+renamed between v1 and v2" three of ``V2_RENAMED_KEYS``'s.
+
 Laws (tests/properties/test_ranking.py, law 7): a definition is named by its
 name and by its qualified name (or a dotted suffix of it), as written or all
 in lower case; a symbol with a capital names only definitions in that case;
 the lookup keeps exactly the named definitions, whole qualified names first,
-shallower ones next.
+shallower ones next. tests/properties/test_naming.py: a name is worded only by
+WORDED_MIN of its words or more; saying more of its words never ranks it
+lower; the order of the rows does not matter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
+from greploom.core.focus import stem
+from greploom.core.lexical import STOPWORDS, identifier_parts
+
+# Words of a module-level name a question must say for it to name that name: one shared
+# word ("cache", "version") matches half a code base's constants.
+WORDED_MIN = 2
+WORDED_SHARE = 0.5  # ... and at least this share of them
 
 
 def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
@@ -60,3 +75,25 @@ def order_named(symbols: Sequence[str], rows: Iterable[tuple[str, str, str]]) ->
         if matched:
             named.append((not whole, qualname.count("."), key))
     return tuple(key for *_, key in sorted(named))
+
+
+def name_stems(name: str) -> frozenset[str]:
+    """The stems (greploom.core.focus.stem) of a name's words: ``V2_RENAMED_KEYS`` -> v2, rena, keys."""
+    return frozenset(stem(p) for p in identifier_parts(name) if p not in STOPWORDS and len(p) >= 2)
+
+
+def worded(words: frozenset[str], rows: Iterable[tuple[str, str, int]]) -> tuple[tuple[str, int], ...]:
+    """``(key, line)`` of the module-level names (``(key, name, line)`` rows) a question's
+    ``words`` say at least :data:`WORDED_MIN` words of: most words said first, then the
+    larger share of the name said, then by key and line; each module once, at its best."""
+    said = frozenset(stem(w) for w in words if len(w) >= 3 or any(c.isdigit() for c in w))
+    scored = []
+    for key, name, line in rows:
+        parts = name_stems(name)
+        shared = len(parts & said)
+        if shared >= WORDED_MIN and shared >= WORDED_SHARE * len(parts):
+            scored.append((-shared, -shared / len(parts), key, line))
+    best: dict[str, int] = {}
+    for *_, key, line in sorted(scored):
+        best.setdefault(key, line)
+    return tuple(best.items())

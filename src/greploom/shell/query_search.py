@@ -40,6 +40,7 @@ from greploom.shell.search import (
     hybrid_search,
     names_a_definition,
     ranked_search,
+    worded_modules,
 )
 from greploom.shell.session_answer import follow_up
 from greploom.shell.store import IndexStore
@@ -118,9 +119,11 @@ def search_query(
     )
     located = list(dict.fromkeys(key for _, keys in placed for key in keys))
     pointed = tuple((k, p.line) for p, keys in placed if p.line is not None for k in keys)
-    # A module found by a name it binds at its top level shows that assignment's line.
+    # A module found by a name it binds at its top level shows that assignment's line, and so
+    # does one a question names by the words of such a name (greploom.core.naming.worded).
     bound = store.module_name_lines(query.symbols[:NAMED_SYMBOLS])
-    pointed += tuple(bound)
+    worded = worded_modules(store, query) if config.ranking == "signals" else ()
+    pointed += (*bound, *worded)
     candidates, mode, error = search_index(
         store,
         query,
@@ -130,6 +133,7 @@ def search_query(
         embedder_error=embedder_error,
         located=located,
         binding={key for key, _line in bound},
+        worded=worded,
         by_name=by_name,
     )
     g = 0.0
@@ -150,6 +154,7 @@ def search_index(
     embedder_error: str | None,
     located: Sequence[str] | None = None,
     binding: Collection[str] | None = None,
+    worded: Sequence[tuple[str, int]] | None = None,
     by_name: bool = False,
 ) -> tuple[list[SearchHit], str, str | None]:
     """Ranked candidates (all of them with signals, top-k plain), the search mode, the embedder's error.
@@ -166,7 +171,9 @@ def search_index(
     def search(with_embedder: Embedder | None) -> list[SearchHit]:
         if ranking == "plain":
             return hybrid_search(store, query, top_k, with_embedder)
-        return ranked_search(store, query, CANDIDATES, with_embedder, located=located, binding=binding)
+        return ranked_search(
+            store, query, CANDIDATES, with_embedder, located=located, binding=binding, worded_names=worded
+        )
 
     if embedder is not None:
         try:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Sequence
 
+import apsw
 import attrs
 
 from greploom.core.candidate_pool import DEEPER, crowded, deepen
 from greploom.core.deprecation import PREFIX as DEPRECATED
 from greploom.core.deprecation import note_of, successor_names
+from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
+from greploom.core.naming import WORDED_MIN, worded
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
 from greploom.shell.ports import Embedder
@@ -28,6 +31,7 @@ CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top
 NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
 NAMED_SYMBOLS = 32  # symbols a query may name for the lookup: a pasted file names hundreds
 NAMESAKES = 64  # definitions looked up for the names of candidates in legacy-looking paths
+WORDED_LOOKUPS = 8  # modules a question's words may name by their top-level names
 SUCCESSOR_LOOKUPS = 64  # definitions looked up for the successors deprecated candidates name
 
 
@@ -81,6 +85,7 @@ def ranked_search(
     *,
     located: Sequence[str] | None = None,
     binding: Collection[str] | None = None,
+    worded_names: Sequence[tuple[str, int]] | None = None,
 ) -> list[SearchHit]:
     """Candidates from both backends and the name lookup (``limit`` each), re-ranked with signals.
 
@@ -89,7 +94,9 @@ def ranked_search(
     (greploom.core.query), or its text, read here. ``located``: the keys
     the query's places point at, when the caller has looked them up
     (``IndexStore.locate``); looked up here otherwise. ``binding``: the modules that
-    bind a named symbol at their top level (``IndexStore.module_name_lines``), likewise.
+    bind a named symbol at their top level (``IndexStore.module_name_lines``), likewise;
+    ``worded_names``: for a question, the modules binding a name it says the words of
+    (:func:`worded_modules`), likewise.
     Raises :class:`EmbedderError` when the embedder fails.
     """
     query = as_query(text)
@@ -112,6 +119,11 @@ def ranked_search(
     # the word is in most of flask's rows, so its IDF is nil, and the class's
     # 57,000 characters of body outweigh its name).
     named = store.definitions_named(query.symbols[:NAMED_SYMBOLS], limit)
+    # The modules binding a name a question says the words of (greploom.core.naming):
+    # "config keys renamed in v2", V2_RENAMED_KEYS.
+    if worded_names is None:
+        worded_names = worded_modules(store, query)
+    worded_rank = {k: i for i, (k, _line) in enumerate(worded_names, start=1)}
     # The definitions the query's places point at (`adapters.py:412`, a traceback).
     if located is None:
         located = store.definitions_at(query.places)
@@ -121,7 +133,7 @@ def ranked_search(
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
     loc_rank = {k: i for i, k in enumerate(located, start=1)}
-    _describe_more(store, described, [*named, *located])
+    _describe_more(store, described, [*named, *located, *worded_rank])
     replaced = successors(store, described)
     candidates = [
         Candidate(
@@ -136,6 +148,7 @@ def ranked_search(
             kind,
             key in binding,
             replaced.get(key, ()),
+            worded_rank.get(key, 0),
         )
         for key, (name, qualname, file, kind) in described.items()
     ]
@@ -143,6 +156,27 @@ def ranked_search(
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
         for r in rank_candidates(query, candidates, namesakes=namesakes(store, candidates))
     ]
+
+
+def worded_modules(store: IndexStore, query: Query) -> tuple[tuple[str, int], ...]:
+    """``(module key, line)`` of the top-level names a question says the words of, best first
+    (greploom.core.naming.worded); none for a symbol query or an index without the names."""
+    if query.kind is not QueryKind.NATURAL:
+        return ()
+    stems = sorted({stem(w) for w in query.words if len(w) >= 3 or any(c.isdigit() for c in w)})
+    if len(stems) < WORDED_MIN:
+        return ()
+    likes = " OR ".join("name LIKE ?" for _ in stems)
+    try:
+        rows = [
+            (str(key), str(name), int(line))
+            for key, name, line in store.conn.execute(
+                f"SELECT key, name, line FROM module_names WHERE {likes}", [f"%{s}%" for s in stems]
+            )
+        ]
+    except apsw.SQLError:  # an index written before greploom kept them
+        return ()
+    return worded(query.words, rows)[:WORDED_LOOKUPS]
 
 
 def successors(
