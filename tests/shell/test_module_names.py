@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from greploom.core.query import read_query
 from greploom.shell.module_names import top_level_names
+from greploom.shell.search import worded_modules
+from greploom.shell.store import IndexStore
 from tests.cli_helpers import cli
 
 
@@ -75,6 +78,21 @@ def test_a_question_saying_a_name_s_words_finds_its_module_at_its_line(project: 
     assert first.startswith("hit: module app.limits (app/limits.py:1)")
     assert "MAX_UPLOAD_BYTES = 10_000_000" in first  # the module is long: focused on that line
     assert "LIMIT_60 = 60" not in first
+
+
+def test_a_name_bound_to_a_required_module_is_not_worded(project: Path, tmp_path: Path) -> None:
+    """``var contentType = require('content-type')`` is an import: a question saying its words
+    is not answered by the module requiring it, while its own constants are."""
+    (project / "web" / "utils.js").write_text(
+        "var contentType = require('content-type');\nvar MAX_NESTING_DEPTH = 3;\n"
+        "function parse(s) { return contentType.parse(s); }\n"
+    )
+    db = tmp_path / "i.db"
+    assert cli("index", project, "--db", db, "--provider", "none").code == 0
+    with IndexStore.open_existing(db) as store:
+        assert worded_modules(store, read_query("which content types do we know")) == ()
+        nesting = worded_modules(store, read_query("the nesting depth we allow"))
+        assert nesting == (("module:web/utils.js", 2),)
 
 
 def test_an_index_without_the_names_table_still_answers(project: Path, tmp_path: Path) -> None:

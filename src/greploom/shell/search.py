@@ -9,6 +9,7 @@ is the query use case's job.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Collection, Sequence
 
 import apsw
@@ -176,7 +177,24 @@ def worded_modules(store: IndexStore, query: Query) -> tuple[tuple[str, int], ..
         ]
     except apsw.SQLError:  # an index written before greploom kept them
         return ()
-    return worded(query.words, rows)[:WORDED_LOOKUPS]
+    found = worded(query.words, rows)
+    if not found:
+        return ()
+    # A name a JavaScript module binds to another module (`var contentType = require(...)`)
+    # is an import, as Python's are, which the names leave out: not this module's own.
+    sources = store.conn.execute(
+        f"SELECT key, coalesce(source, '') FROM nodes WHERE key IN ({','.join('?' * len(found))})",
+        [key for key, _line in found],
+    )
+    imported = {
+        (key, name)
+        for key, source in sources
+        for k, name, _line in rows
+        if k == key and re.search(rf"\b{re.escape(name)}\s*=\s*require\(", source)
+    }
+    if imported:
+        found = worded(query.words, [r for r in rows if (r[0], r[1]) not in imported])
+    return found[:WORDED_LOOKUPS]
 
 
 def successors(
