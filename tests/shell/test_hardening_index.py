@@ -243,7 +243,8 @@ def test_keys_of_parameter_and_import_blocks_are_accepted(pyshop_cpg: Path, tmp_
         for name in ("parameters", "imports")
         for ref in r["structural_context"].get(name, [])
     ]
-    assert any(ref["kind"] == "parameter" for ref in listed) and any(ref["kind"] == "import" for ref in listed)
+    kinds = {ref["kind"] for ref in listed}
+    assert "parameter" in kinds and "import" in kinds
     keys = [r["key"] for r in results] + [ref["key"] for ref in listed]
     for key in keys:
         run = cli("query", "--node", key, "--db", db, "--format", "json")
