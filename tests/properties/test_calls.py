@@ -17,6 +17,13 @@ Laws of :func:`greploom.core.calls.resolve_calls`:
    class for a constructor call), a name imported from a file that defines it
    once, a method of the one class a parameter's annotation names.
 9. Every named call is counted once: linked, ambiguous or external.
+10. A call links as it does whichever other calls are resolved with it, and in
+    whichever order: alone, or after the others in reverse (lookups are
+    remembered only where a fresh one answers the same: greploom.core.call_memo).
+11. The calls of one file link the same over its graph and the other files'
+    scopes (greploom.core.call_scopes: their heads, the rest taken as lookups
+    come to them) as over the whole graph, and read the same
+    (greploom.core.calls.Linked.reads).
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.calls import CallLinks, resolve_calls, type_name
+from greploom.core.call_scopes import file_scopes, head_of
+from greploom.core.calls import CallLinks, link_calls, resolve_calls, type_name
 from greploom.core.cpg import CpgData, CpgEdge, CpgGraph, CpgNode, EdgeKind, NodeKind, SourceLocation
 from greploom.core.keys import NodeIdentity, node_identities
 from greploom.core.summary import call_name
@@ -259,6 +267,77 @@ def test_every_named_call_is_counted_once(program: CallProgram) -> None:
 
 
 # -- known answers -------------------------------------------------------------
+
+
+@given(call_programs)
+def test_a_call_links_alone_as_with_the_others(program: CallProgram) -> None:
+    """Law 10: an index run may resolve the calls of a few files only and keep the others'
+    links; that is sound only if no link depends on the calls resolved before it."""
+    graph, idents, links = _resolve(build_call_cpg(program))
+    calls = _calls(graph)
+    backwards = link_calls(graph, idents, calls=calls[::-1]).links
+    assert backwards.targets == links.targets
+    for call in calls:
+        assert link_calls(graph, idents, calls=[call]).links.target(call.id) == links.target(call.id)
+
+
+def _per_file(program: CallProgram) -> CpgData:
+    """The program as a source directory's parts hold it: each file built alone (its own ids)."""
+    nodes: list[CpgNode] = []
+    edges: list[CpgEdge] = []
+    for f in program.files:
+        part = build_call_cpg(attrs.evolve(program, files=(f,)))
+        nodes.extend(part.nodes)
+        edges.extend(part.edges)
+    return CpgData(nodes=tuple(nodes), edges=tuple(edges))
+
+
+@given(call_programs, st.data())
+def test_a_files_calls_need_only_the_other_files_scopes(program: CallProgram, data: st.DataObject) -> None:
+    """Law 11: a file's calls read the other files through their scopes only, so a run that
+    reads one file links its calls as a run that reads them all does."""
+    whole = _per_file(program)
+    graph = CpgGraph(whole)
+    idents = node_identities(graph)
+    scopes = file_scopes(graph, idents)
+    full = link_calls(graph, idents, list(scopes.values()))
+    mine = data.draw(st.sampled_from(sorted(scopes)))
+    own = [n for n in whole.nodes if n.file == mine]
+    ids = {i.node_id for i in idents}
+    heads = [head_of(s, ids) for f, s in scopes.items() if f != mine]
+    alone = link_calls(
+        CpgGraph(CpgData(nodes=tuple(own), edges=())),
+        idents,
+        [scopes[mine]],
+        heads=heads,
+        bodies=scopes.__getitem__,
+    )
+    for call in (n for n in own if n.kind is NodeKind.CALL):
+        assert alone.links.target(call.id) == full.links.target(call.id)
+    assert dict(alone.reads).get(mine) == dict(full.reads).get(mine)
+
+
+def test_a_re_export_cycle_links_whichever_call_comes_first() -> None:
+    """Law 10 where a cycle meets it: ``a`` binds ``x`` from ``b`` or ``c`` (try/except),
+    ``b`` from ``a``; whether ``d``'s or ``e``'s call is resolved first, both reach ``c.x``."""
+    a = _node(NodeKind.MODULE, "a", "a.py", 1, None)
+    a_b = _node(NodeKind.IMPORT, "import", "a.py", 2, a.id, module="b", names=["x"], is_from=True)
+    a_c = _node(NodeKind.IMPORT, "import", "a.py", 3, a.id, module="c", names=["x"], is_from=True)
+    b = _node(NodeKind.MODULE, "b", "b.py", 1, None)
+    b_a = _node(NodeKind.IMPORT, "import", "b.py", 2, b.id, module="a", names=["x"], is_from=True)
+    c = _node(NodeKind.MODULE, "c", "c.py", 1, None)
+    x = _node(NodeKind.FUNCTION, "x", "c.py", 2, c.id)
+    d = _node(NodeKind.MODULE, "d", "d.py", 1, None)
+    d_b = _node(NodeKind.IMPORT, "import", "d.py", 2, d.id, module="b", names=["x"], is_from=True)
+    d_call = _node(NodeKind.CALL, "x", "d.py", 3, d.id)
+    e = _node(NodeKind.MODULE, "e", "e.py", 1, None)
+    e_a = _node(NodeKind.IMPORT, "import", "e.py", 2, e.id, module="a", names=["x"], is_from=True)
+    e_call = _node(NodeKind.CALL, "x", "e.py", 3, e.id)
+    graph = CpgGraph(CpgData(nodes=(a, a_b, a_c, b, b_a, c, x, d, d_b, d_call, e, e_a, e_call), edges=()))
+    idents = node_identities(graph)
+    for order in ([d_call, e_call], [e_call, d_call]):
+        links = link_calls(graph, idents, calls=order).links
+        assert links.target(d_call.id) == x.id and links.target(e_call.id) == x.id
 
 
 def _node(kind: NodeKind, name: str, file: str, line: int, scope: str | None, **attrs_: object) -> CpgNode:

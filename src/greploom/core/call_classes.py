@@ -17,8 +17,10 @@ nothing (7).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from greploom.core.call_index import ScopeIndex
+from greploom.core.call_memo import MISS, table_key
 from greploom.core.call_targets import UNBOUND, Def, Instance, Target, pick
 from greploom.core.cpg import NodeKind
 
@@ -71,27 +73,48 @@ class Hierarchy:
     def __init__(self, index: ScopeIndex, resolve: Resolve) -> None:
         self.index = index
         self._resolve = resolve
-        self._bases: dict[str, tuple[str, ...]] = {}
-        self._self: dict[str, Instance | None] = {}
-        # (class id or owner, attribute) -> types: class-body variables and ``self.x`` bindings
-        self.attr_types = {key: set(types) for key, types in index.class_attr_types.items()}
-        for node, attr, typ in index.self_attrs:  # needs ``index.owned`` complete
-            scope = index.enclosing(node)
-            key = _owner_id(self.self_of(scope)) if scope is not None else None
+        # (class id or owner, attribute) -> types of ``self.x`` bindings; a class's body
+        # variables are the index's (read with the class's scope: attr_type).
+        self.self_types: dict[tuple[str, str], set[str]] = {}
+        index.memo.start()  # what this reads is read again, through attr_type, by the calls it serves
+        for scope, attr, typ in index.self_attrs:  # needs ``index.owned`` complete
+            key = _owner_id(self.self_of(scope))
             if key is not None:
-                self.attr_types.setdefault((key, attr), set()).add(typ)
+                self.self_types.setdefault((key, attr), set()).add(typ)
+        index.memo.finish()
+
+    def attr_type(self, owner: str, attr: str) -> set[str] | None:
+        """The types of an attribute of a class (its id) or of an object (``owner:`` its qualname)."""
+        if owner.startswith("owner:"):
+            self.index.memo.reads.add(table_key("owned", owner.removeprefix("owner:")))
+            return self.self_types.get((owner, attr))
+        self.index.read(owner)
+        body = self.index.class_attr_types.get((owner, attr))
+        own = self.self_types.get((owner, attr))
+        if body is None or own is None:
+            return body or own
+        return body | own
 
     def self_of(self, def_id: str) -> Instance | None:
         """What ``self``/``this`` is inside a definition: its class, or the object it is defined on."""
-        if def_id in self._self:
-            return self._self[def_id]
+        memo = self.index.memo
+        memo_key = ("self", def_id)
+        known = memo.get(memo_key, 0, None)
+        if known is not MISS:
+            return cast(Instance | None, known)
+        memo.push(memo_key, 0)
+        result = self._self_of(def_id)
+        memo.pop(result)
+        return result
+
+    def _self_of(self, def_id: str) -> Instance | None:
         index = self.index
         result: Instance | None = None
         current: str | None = def_id
         seen: set[str] = set()
         while current is not None and current not in seen:
             seen.add(current)
-            node = index.graph.node(current)
+            node = index.node(current)
             if node is None or node.kind is NodeKind.MODULE:
                 break
             if node.kind is NodeKind.CLASS:
@@ -102,23 +125,30 @@ class Hierarchy:
                 result = Instance(None, key)
                 break
             parent = index.enclosing(node)
-            parent_node = index.graph.node(parent) if parent is not None else None
+            parent_node = index.node(parent) if parent is not None else None
             own = index.qualname(current)
-            if parent_node is not None and parent_node.kind is NodeKind.MODULE and own in index.owned:
+            if parent_node is not None and parent_node.kind is NodeKind.MODULE and index.owns(own):
                 result = Instance(None, own)  # a constructor function with methods defined on it
                 break
             current = parent
-        self._self[def_id] = result
         return result
 
     def bases(self, class_id: str) -> tuple[str, ...]:
         """The classes of the code base a class derives from, in written order."""
-        if class_id in self._bases:
-            return self._bases[class_id]
-        self._bases[class_id] = ()
-        graph = self.index.graph
-        node = graph.node(class_id)
-        scope = self.index.enclosing(node) if node is not None else None
+        memo = self.index.memo
+        memo_key = ("bases", class_id)
+        known = memo.get(memo_key, 0, ())
+        if known is not MISS:
+            return cast(tuple[str, ...], known)
+        memo.push(memo_key, 0)
+        result = self._bases_uncached(class_id)
+        memo.pop(result)
+        return result
+
+    def _bases_uncached(self, class_id: str) -> tuple[str, ...]:
+        index = self.index
+        node = index.node(class_id)
+        scope = index.enclosing(node) if node is not None else None
         raw = node.attr("bases") if node is not None else None
         found: list[str] = []
         if scope is not None and isinstance(raw, tuple):
@@ -129,11 +159,9 @@ class Hierarchy:
                 if not name:
                     continue
                 target = self._resolve(name.split("."), scope)
-                if isinstance(target, Def) and graph.nodes[target.node_id].kind is NodeKind.CLASS:
+                if isinstance(target, Def) and _is_class(index, target.node_id):
                     found.append(target.node_id)
-        result = tuple(dict.fromkeys(found))
-        self._bases[class_id] = result
-        return result
+        return tuple(dict.fromkeys(found))
 
     def class_member(self, class_id: str, name: str, *, skip_own: bool = False) -> Target:
         """Member ``name`` of a class, else of its bases (depth first, in written order)."""
@@ -145,12 +173,12 @@ class Hierarchy:
             if current in seen:
                 continue
             seen.add(current)
-            own = index.defs.get((current, name))
+            own = index.defs_in(current, name)
             if own:
-                return pick(index.graph, own)
-            owned = index.owned.get(index.qualname(current), {}).get(name)
+                return pick(index.node, own)
+            owned = index.owned_named(index.qualname(current), name)
             if owned:
-                return pick(index.graph, owned)
+                return pick(index.node, owned)
             stack = list(self.bases(current)) + stack
         return None
 
@@ -161,11 +189,11 @@ class Hierarchy:
             if found is not None or skip_own:
                 return found
         elif inst.owner is not None and not skip_own:
-            owned = self.index.owned.get(inst.owner, {}).get(name)
+            owned = self.index.owned_named(inst.owner, name)
             if owned:
-                return pick(self.index.graph, owned)
+                return pick(self.index.node, owned)
         key = _owner_id(inst)
-        types = self.attr_types.get((key, name)) if key is not None else None
+        types = self.attr_type(key, name) if key is not None else None
         scope = inst.cls
         if types and scope is not None:
             return self.instance_of(types, scope)
@@ -186,7 +214,12 @@ class Hierarchy:
         if target == UNBOUND and "." not in name:
             # treeloom writes ``types.ParamType`` as ``ParamType``: a name no scope binds
             # stands for the code base's one class of that name, if it has exactly one.
-            target = pick(self.index.graph, self.index.classes.get(name, []))
-        if isinstance(target, Def) and self.index.graph.nodes[target.node_id].kind is NodeKind.CLASS:
+            target = pick(self.index.node, self.index.classes_named(name))
+        if isinstance(target, Def) and _is_class(self.index, target.node_id):
             return Instance(target.node_id, self.index.qualname(target.node_id))
         return None
+
+
+def _is_class(index: ScopeIndex, node_id: str) -> bool:
+    node = index.node(node_id)
+    return node is not None and node.kind is NodeKind.CLASS

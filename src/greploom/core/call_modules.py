@@ -16,10 +16,11 @@ defines it once links there (8); no import, no link across files in Python (5).
 from __future__ import annotations
 
 import posixpath
+from typing import cast
 
 from greploom.core.call_index import Binding, ScopeIndex
-from greploom.core.call_targets import MAX_DEPTH, OUTSIDE, Def, Instance, Module, Outside, Target, Value, pick
-from greploom.core.cpg import NodeKind
+from greploom.core.call_memo import MISS, table_key
+from greploom.core.call_targets import OUTSIDE, Def, Instance, Module, Outside, Target, Value, pick
 from greploom.core.keys import module_path
 from greploom.core.summary import is_python
 
@@ -56,12 +57,8 @@ class ModuleFiles:
                 self.packages.add(".".join(parts[:i]))
         self.root_package = "__init__.py" in files
         self.root_name = self._root_name() if self.root_package else None
-        index = self.index
-        module_locals = [(m, n) for m, names in index.locals.items() for n in names]
-        for scope, name in [*index.defs, *index.imports, *module_locals]:
-            holder = index.graph.node(scope)
-            if holder is not None and holder.kind is NodeKind.MODULE:
-                self.dir_names.setdefault((posixpath.dirname(holder.file), name), []).append(scope)
+        for file, module, name in self.index.bound:
+            self.dir_names.setdefault((posixpath.dirname(file), name), []).append(module)
         for path in {*self.by_path, *self.packages}:
             self.suffixes.setdefault(path.rsplit(".", 1)[-1], []).append(path)
         for paths in self.suffixes.values():
@@ -72,11 +69,10 @@ class ModuleFiles:
         ``from click.core import Context``): the one most absolute imports use for a
         module that exists at the root."""
         counts: dict[str, int] = {}
-        for bindings in [*self.index.imports.values(), *self.index.stars.values()]:
-            for b in bindings:
-                head, _, rest = b.module.partition(".")
-                if is_python(b.file) and rest and head not in self.by_path and rest in self.by_path:
-                    counts[head] = counts.get(head, 0) + 1
+        for module, file in self.index.imported:
+            head, _, rest = module.partition(".")
+            if is_python(file) and rest and head not in self.by_path and rest in self.by_path:
+                counts[head] = counts.get(head, 0) + 1
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         if not ranked or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
             return None
@@ -84,11 +80,39 @@ class ModuleFiles:
 
     def module(self, path: str) -> Module | None:
         """The module or package at a dotted path, if the code base has it."""
+        reads = self.index.memo.reads
+        reads.add(table_key("path", path))
         files = self.by_path.get(path)
         if files is None and path not in self.packages:
             return None
+        reads.update(files or ())
         ids = tuple(m for f in files or () for m in self.index.file_modules.get(f, ()))
         return Module(path, ids)
+
+    def is_package(self, path: str) -> bool:
+        """Whether a dotted path is a directory of modules."""
+        self.index.memo.reads.add(table_key("path", path))
+        return path in self.packages
+
+    def with_stem(self, stem: str) -> list[str]:
+        """The files of a path without its extension."""
+        self.index.memo.reads.add(table_key("stem", stem))
+        return self.by_stem.get(stem, [])
+
+    def ending(self, last: str) -> list[str]:
+        """The module paths and packages whose last component is ``last``."""
+        self.index.memo.reads.add(table_key("suffix", last))
+        return self.suffixes.get(last, [])
+
+    def has_path(self, path: str) -> bool:
+        """Whether a dotted path is a module's."""
+        self.index.memo.reads.add(table_key("path", path))
+        return path in self.by_path
+
+    def binding_name(self, directory: str, name: str) -> list[str]:
+        """The module nodes of a directory's files that bind ``name`` at their top level."""
+        self.index.memo.reads.add(table_key("dir", f"{directory}:{name}"))
+        return self.dir_names.get((directory, name), [])
 
 
 class Imports:
@@ -97,8 +121,6 @@ class Imports:
     def __init__(self, index: ScopeIndex, files: ModuleFiles) -> None:
         self.index = index
         self.files = files
-        self._member: dict[tuple[str, str], Target] = {}
-        self._relative: dict[tuple[str, str], Target] = {}
 
     def from_bindings(self, bindings: list[Binding], depth: int) -> Target:
         """What a name bound by one or more imports (``try: from a import f`` ...) means."""
@@ -116,7 +138,7 @@ class Imports:
         return None
 
     def binding(self, b: Binding, depth: int) -> Target:
-        if depth > MAX_DEPTH:
+        if self.index.memo.beyond(depth):
             return None
         if b.kind == "member" and not b.module and is_python(b.file):
             return self.relative_member(b.member, b.file, depth)
@@ -138,7 +160,7 @@ class Imports:
             base = posixpath.normpath(posixpath.join(posixpath.dirname(b.file), spec))
             if base.endswith(_JS_EXTENSIONS):
                 base = base.rsplit(".", 1)[0]
-            found_files = files.by_stem.get(base) or files.by_stem.get(f"{base}/index")
+            found_files = files.with_stem(base) or files.with_stem(f"{base}/index")
             if not found_files:
                 return None
             return files.module(dotted_path(found_files[0]))
@@ -157,8 +179,8 @@ class Imports:
         # Built from above the package root (src/pkg/...): a suffix whose prefix is no package.
         roots = [
             p
-            for p in files.suffixes.get(spec.rsplit(".", 1)[-1], ())
-            if p.endswith("." + spec) and p[: -len(spec) - 1] not in files.by_path
+            for p in files.ending(spec.rsplit(".", 1)[-1])
+            if p.endswith("." + spec) and not files.has_path(p[: -len(spec) - 1])
         ]
         if len(roots) == 1:
             return files.module(roots[0])
@@ -184,12 +206,14 @@ class Imports:
         Every sibling file that binds the name at its top level counts (a definition, a
         value, an absolute import; a relative one only passes a sibling's name on): when
         they do not all lead to one definition, the name is ambiguous."""
-        memo_key = (importer, name)
-        if memo_key in self._relative:
-            return self._relative[memo_key]
-        self._relative[memo_key] = None
+        memo = self.index.memo
+        memo_key = ("relative", importer, name)
+        known = memo.get(memo_key, depth, None)
+        if known is not MISS:
+            return cast(Target, known)
+        memo.push(memo_key, depth)
         result = self._relative_uncached(name, importer, depth)
-        self._relative[memo_key] = result
+        memo.pop(result)
         return result
 
     def _relative_uncached(self, name: str, importer: str, depth: int) -> Target:
@@ -201,17 +225,18 @@ class Imports:
             if sub is not None and sub.path:
                 return sub
             results: list[Target] = []
-            for mid in dict.fromkeys(self.files.dir_names.get((directory, name), ())):
-                if index.graph.nodes[mid].file == importer:
+            for mid in dict.fromkeys(self.files.binding_name(directory, name)):
+                holder = index.node(mid)
+                if holder is None or holder.file == importer:
                     continue
-                own = index.defs.get((mid, name))
+                own = index.defs_in(mid, name)
                 if own:
-                    results.append(pick(index.graph, own))
+                    results.append(pick(index.node, own))
                     continue
-                absolute = [b for b in index.imports.get((mid, name), ()) if b.module]
+                absolute = [b for b in index.imports_in(mid, name) if b.module]
                 if absolute:
                     results.append(self.from_bindings(absolute, depth + 1))
-                elif name in index.locals.get(mid, ()) and not index.imports.get((mid, name)):
+                elif name in index.locals_in(mid) and not index.imports_in(mid, name):
                     results.append(Value(mid, name))
             distinct = list(dict.fromkeys(results))
             if distinct:
@@ -222,36 +247,38 @@ class Imports:
 
     def member(self, module: Module, name: str, depth: int) -> Target:
         """A module's top-level ``name``: a definition, a re-export, a submodule or a value."""
-        memo_key = (module.path, name)
-        if memo_key in self._member:
-            return self._member[memo_key]
-        self._member[memo_key] = None
+        memo = self.index.memo
+        memo_key = ("member", module.path, module.modules, name)
+        known = memo.get(memo_key, depth, None)
+        if known is not MISS:
+            return cast(Target, known)
+        memo.push(memo_key, depth)
         result = self._member_uncached(module, name, depth)
-        self._member[memo_key] = result
+        memo.pop(result)
         return result
 
     def _member_uncached(self, module: Module, name: str, depth: int) -> Target:
-        if depth > MAX_DEPTH:
+        if self.index.memo.beyond(depth):
             return None
         index = self.index
-        found = [d for mid in module.modules for d in index.defs.get((mid, name), ())]
+        found = [d for mid in module.modules for d in index.defs_in(mid, name)]
         if found:
-            return pick(index.graph, found)
+            return pick(index.node, found)
         for mid in module.modules:
-            bindings = index.imports.get((mid, name))
+            bindings = index.imports_in(mid, name)
             if bindings:
                 return self.from_bindings(bindings, depth + 1)
         sub = self.files.module(f"{module.path}.{name}" if module.path else name)
         if sub is not None:
             return sub
         for mid in module.modules:
-            if name in index.locals.get(mid, ()):
+            if name in index.locals_in(mid):
                 return Value(mid, name)
             owner = f"{index.qualname(mid)}.{name}"
-            if owner in index.owned:
+            if index.owns(owner):
                 return Instance(None, owner)
         for mid in module.modules:
-            for star in index.stars.get(mid, ()):
+            for star in index.stars_in(mid):
                 target = self.module_target(star, depth + 1)
                 if isinstance(target, Module):
                     result = self.member(target, name, depth + 1)

@@ -16,12 +16,17 @@ tests/properties/test_calls.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
-from greploom.core.cpg import CpgGraph, CpgNode, NodeKind
+from greploom.core.call_memo import MAX_DEPTH
+from greploom.core.cpg import CpgNode, NodeKind
 from greploom.core.summary import is_python
 
-MAX_DEPTH = 12  # re-export chains and base classes followed; guards cycles
+__all__ = [
+    "MAX_DEPTH", "OUTSIDE", "UNBOUND", "Def", "Instance", "Module", "Outside", "Target", "Value", "pick",
+]  # fmt: skip
 _SKIPPED_DECORATIONS = ("overload", ".setter", ".deleter")  # not what a call runs
 
 
@@ -68,15 +73,19 @@ def decorated_away(node: CpgNode) -> bool:
     return any(isinstance(d, str) and d.endswith(_SKIPPED_DECORATIONS) for d in decorators)
 
 
-def pick(graph: CpgGraph, ids: list[str]) -> Target:
-    """The one definition among same-named candidates, or None when several remain."""
+def pick(node: Callable[[str], CpgNode | None], ids: list[str]) -> Target:
+    """The one definition among same-named candidates, or None when several remain.
+
+    ``node`` finds a candidate's node (greploom.core.call_index.ScopeIndex.node,
+    which notes that it was read)."""
     if not ids:
         return None
-    real = [i for i in ids if (n := graph.node(i)) is not None and not decorated_away(n)]
-    real = real or list(ids)
-    source = [i for i in real if not graph.nodes[i].file.endswith(".pyi")]
+    found = {i: n for i in dict.fromkeys(ids) if (n := node(i)) is not None}
+    real = [i for i in ids if i in found and not decorated_away(found[i])]
+    real = real or [i for i in ids if i in found]
+    source = [i for i in real if not found[i].file.endswith(".pyi")]
     real = source or real
-    nodes = [graph.nodes[i] for i in real]
+    nodes = [found[i] for i in real]
     if any(n.kind is NodeKind.CLASS for n in nodes) and not any(is_python(n.file) for n in nodes):
         # A TypeScript interface and a function of one name: only the function runs.
         real = [n.id for n in nodes if n.kind is NodeKind.FUNCTION] or real

@@ -46,7 +46,11 @@ definition, and only to a function or class; a bare name defined at top level
 in two files that the call's file neither defines nor imports is never linked;
 renumbering ids or shifting lines never changes which key a call links to;
 adding a definition of another name never removes a link; ``self.x`` links
-only into the enclosing class or its bases.
+only into the enclosing class or its bases; a call links as it does whichever
+other calls are resolved with it (greploom.core.call_memo), and the calls of
+some files link the same over their graph and the other files' scopes
+(greploom.core.call_scopes) as over the whole graph; a file whose calls read
+nothing that changed (:attr:`Linked.reads`) links as before.
 
 The rules for bare and dotted names live here; what they read lives beside
 them: :mod:`greploom.core.call_index` (what is defined and bound where),
@@ -59,15 +63,17 @@ definition among namesakes).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
 import attrs
 
 from greploom.core.call_classes import Hierarchy, type_name
 from greploom.core.call_index import ScopeIndex
+from greploom.core.call_memo import MISS
 from greploom.core.call_modules import Imports, ModuleFiles
+from greploom.core.call_scopes import FileHead, FileScopes
 from greploom.core.call_targets import (
-    MAX_DEPTH,
     OUTSIDE,
     UNBOUND,
     Def,
@@ -82,7 +88,7 @@ from greploom.core.cpg import CpgGraph, CpgNode, NodeKind
 from greploom.core.keys import NodeIdentity
 from greploom.core.summary import call_name
 
-__all__ = ["PY_BUILTINS", "CallLinks", "resolve_calls", "type_name"]
+__all__ = ["PY_BUILTINS", "CallLinks", "Linked", "link_calls", "resolve_calls", "type_name"]
 
 # Python names bound without an import; a call to one is never a call into the code base.
 # fmt: off
@@ -162,25 +168,27 @@ def _written_by(linker: weakref.ReferenceType[_Linker]) -> Callable[[list[str], 
 class _Linker:
     """The call-site rules, over the indexes built once per graph: bare and dotted names."""
 
-    def __init__(self, graph: CpgGraph, identities: Iterable[NodeIdentity]) -> None:
-        self.graph = graph
-        self.index = ScopeIndex(graph, identities)
-        self.files = ModuleFiles(self.index)
-        self.imports = Imports(self.index, self.files)
+    def __init__(self, index: ScopeIndex) -> None:
+        self.graph = index.graph
+        self.index = index
+        self.memo = index.memo
+        self.files = ModuleFiles(index)
+        self.imports = Imports(index, self.files)
         # The hierarchy calls back into the linker through a weak reference: a bound method
         # would make a cycle holding the whole graph, which only the cyclic collector's full
         # pass frees (on numpy 1.5M objects, about 1 s of every index run).
-        self.classes = Hierarchy(self.index, _written_by(weakref.ref(self)))
-        self._bare: dict[tuple[str, str], Target] = {}
+        self.classes = Hierarchy(index, _written_by(weakref.ref(self)))
 
     def bare(self, name: str, scope: str, depth: int = 0) -> Target:
         """What a bare name means in a scope."""
-        memo_key = (scope, name)
-        if memo_key in self._bare:
-            return self._bare[memo_key]
-        self._bare[memo_key] = None  # a cycle through imports ends here
+        memo = self.memo
+        memo_key = ("bare", scope, name)
+        known = memo.get(memo_key, depth, None)  # a cycle through imports ends here
+        if known is not MISS:
+            return cast(Target, known)
+        memo.push(memo_key, depth)
         result = self._bare_uncached(name, scope, depth)
-        self._bare[memo_key] = result
+        memo.pop(result)
         return result
 
     def _bare_uncached(self, name: str, scope: str, depth: int) -> Target:
@@ -191,20 +199,20 @@ class _Linker:
         seen: set[str] = set()
         while current is not None and current not in seen:
             seen.add(current)
-            node = self.graph.node(current)
+            node = index.node(current)
             if node is None:
                 break
             if node.kind is NodeKind.CLASS and not first:
                 current = index.enclosing(node)
                 continue
             first = False
-            found = index.defs.get((current, name))
+            found = index.defs_in(current, name)
             if found:
-                return pick(self.graph, found)
-            bindings = index.imports.get((current, name))
+                return pick(index.node, found)
+            bindings = index.imports_in(current, name)
             if bindings:
                 return imports.from_bindings(bindings, depth)
-            if name in index.locals.get(current, ()):
+            if name in index.locals_in(current):
                 return Value(current, name)
             if node.kind is NodeKind.MODULE:
                 module = current
@@ -213,7 +221,7 @@ class _Linker:
         if module is None:
             return None
         python = index.in_python(module)
-        stars = index.stars.get(module, [])
+        stars = index.stars_in(module)
         unresolved_star = False
         for star in stars:
             target = imports.module_target(star, depth + 1)
@@ -224,20 +232,20 @@ class _Linker:
             else:
                 unresolved_star = True
         owner = f"{index.qualname(module)}.{name}"
-        if owner in index.owned:
+        if index.owns(owner):
             return Instance(None, owner)
         if python and name in PY_BUILTINS:
             return OUTSIDE
         if python and not unresolved_star:
             return UNBOUND
-        candidates = index.top.get(name, [])
+        candidates = index.top_named(name)
         if not candidates:
             return UNBOUND
-        return pick(self.graph, candidates)
+        return pick(index.node, candidates)
 
     def dotted(self, parts: list[str], scope: str, call: CpgNode | None, depth: int) -> Target:
         """What a dotted name means in a scope; ``call`` supplies its receiver's type."""
-        if depth > MAX_DEPTH:
+        if self.memo.beyond(depth):
             return None
         head = parts[0]
         python = self.index.in_python(scope)
@@ -272,18 +280,19 @@ class _Linker:
         if target is None or isinstance(target, Outside):
             return target
         if isinstance(target, Module):
-            if not target.modules and target.path not in self.files.packages:
+            if not target.modules and not self.files.is_package(target.path):
                 return OUTSIDE
             return self.imports.member(target, name, depth + 1)
         if isinstance(target, Instance):
             return classes.instance_member(target, name)
         if isinstance(target, Def):
-            node = self.graph.nodes[target.node_id]
+            node = index.node(target.node_id)
+            assert node is not None  # found by its id: every target is a node of the graph
             if node.kind is NodeKind.CLASS:
                 return classes.instance_member(Instance(node.id, index.qualname(node.id)), name)
-            owned = index.owned.get(index.qualname(node.id), {}).get(name)
-            return pick(self.graph, owned) if owned else None
-        types = index.types.get((target.scope, target.name))
+            owned = index.owned_named(index.qualname(node.id), name)
+            return pick(index.node, owned) if owned else None
+        types = index.types_in(target.scope, target.name)
         if not types and call is not None:
             receiver = call.attr("receiver_inferred_type")
             types = {receiver} if isinstance(receiver, str) and receiver else None
@@ -292,8 +301,8 @@ class _Linker:
             if isinstance(inst, Instance):
                 return classes.instance_member(inst, name)
             return None
-        owned = index.owned.get(f"{index.qualname(target.scope)}.{target.name}", {}).get(name)
-        return pick(self.graph, owned) if owned else None
+        owned = index.owned_named(f"{index.qualname(target.scope)}.{target.name}", name)
+        return pick(index.node, owned) if owned else None
 
     def link(self, call: CpgNode, written: str) -> str | None:
         scope = self.index.enclosing(call)
@@ -305,24 +314,67 @@ class _Linker:
         return None
 
 
-def resolve_calls(graph: CpgGraph, identities: Iterable[NodeIdentity]) -> CallLinks:
-    """Link every ``call`` node of a graph to the function or class it invokes, where the
-    code says which; ``identities`` (from :func:`greploom.core.keys.node_identities`)
-    are the definitions a call may link to."""
-    linker = _Linker(graph, identities)
+@attrs.frozen
+class Linked:
+    """The call links of a graph's calls, and what resolving each file's calls read.
+
+    ``reads``: (file, reads) for each file with a named call: the files and the
+    code-base-wide table entries (greploom.core.call_memo.table_key) its calls'
+    resolution looked at. ``root``: whether the build root is a package itself,
+    and the name it imports itself by (greploom.core.call_modules.ModuleFiles),
+    which every absolute import reads.
+    """
+
+    links: CallLinks
+    reads: tuple[tuple[str, frozenset[str]], ...] = ()
+    root: tuple[bool, str | None] = (False, None)
+
+
+def link_calls(
+    graph: CpgGraph,
+    identities: Iterable[NodeIdentity],
+    scopes: Iterable[FileScopes] | None = None,
+    calls: Sequence[CpgNode] | None = None,
+    *,
+    heads: Iterable[FileHead] = (),
+    bodies: Callable[[str], FileScopes] | None = None,
+) -> Linked:
+    """Link every ``call`` node of a graph to the function or class it invokes, where the code
+    says which; ``identities`` (from :func:`greploom.core.keys.node_identities`) are the
+    definitions a call may link to, every file's. ``scopes``: the files' scopes (by default
+    the graph's); ``heads`` and ``bodies``: files the graph does not hold, taken as lookups
+    come to them (greploom.core.call_index.ScopeIndex). ``calls``: those to link, in this
+    order (by default every call node of the graph)."""
+    index = ScopeIndex(graph, identities, scopes, calls, heads=heads, bodies=bodies)
+    linker = _Linker(index)
+    memo = index.memo
+    read: dict[str, set[str]] = {}
     targets: list[tuple[str, str]] = []
     ambiguous = external = 0
-    for call in linker.index.calls:
+    for call in index.calls:
         written = call_name(call.name)
         if written is None:
             continue
         # ``a.b(x).get`` is tidied to ``get``: the receiver, a call's result, is unknown.
         chained = ")" in call.name
+        memo.start()
         target = None if chained else linker.link(call, written)
+        read.setdefault(call.file, set()).update(memo.finish())
         if target is not None:
             targets.append((call.id, target))
-        elif written.rsplit(".", 1)[-1] in linker.index.names:
+        elif written.rsplit(".", 1)[-1] in index.names:
             ambiguous += 1
         else:
             external += 1
-    return CallLinks(targets=tuple(sorted(targets)), ambiguous=ambiguous, external=external)
+    return Linked(
+        CallLinks(targets=tuple(sorted(targets)), ambiguous=ambiguous, external=external),
+        tuple(sorted((file, frozenset(r)) for file, r in read.items())),
+        (linker.files.root_package, linker.files.root_name),
+    )
+
+
+def resolve_calls(graph: CpgGraph, identities: Iterable[NodeIdentity]) -> CallLinks:
+    """Link every ``call`` node of a graph to the function or class it invokes, where the
+    code says which; ``identities`` (from :func:`greploom.core.keys.node_identities`)
+    are the definitions a call may link to."""
+    return link_calls(graph, identities).links

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from greploom.core.calls import CallLinks, resolve_calls
 from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
@@ -77,10 +77,17 @@ def import_bindings(node: CpgNode) -> tuple[str, ...]:
 
 
 class _Resolver:
-    def __init__(self, graph: CpgGraph, identities: Iterable[NodeIdentity], links: CallLinks) -> None:
+    def __init__(
+        self,
+        graph: CpgGraph,
+        identities: Iterable[NodeIdentity],
+        links: CallLinks,
+        callers: Mapping[str, Sequence[NodeIdentity]] | None,
+    ) -> None:
         self.graph = graph
         self.by_id: dict[str, NodeIdentity] = {i.node_id: i for i in identities}
         self.links = links
+        self.given_callers = callers
         self._module_imports: dict[str, list[tuple[CpgNode, frozenset[str]]]] = {}
 
     def module_imports(self, module: CpgNode) -> list[tuple[CpgNode, frozenset[str]]]:
@@ -100,6 +107,9 @@ class _Resolver:
         return self.by_id.get(owner.id) if owner is not None else None
 
     def callers(self, node: CpgNode) -> Iterable[NodeRef]:
+        if self.given_callers is not None:
+            yield from (_ref(i) for i in self.given_callers.get(node.id, ()))
+            return
         for call_id in self.links.calls_to(node.id):
             call = self.graph.node(call_id)
             owner = self.ident_of_definition(call) if call is not None else None
@@ -202,13 +212,22 @@ def resolve_contexts(
     identities: Iterable[NodeIdentity],
     summaries: Mapping[str, str],
     links: CallLinks | None = None,
+    *,
+    callers: Mapping[str, Sequence[NodeIdentity]] | None = None,
+    known: Iterable[NodeIdentity] = (),
 ) -> tuple[NodeContext, ...]:
     """A :class:`NodeContext` per identity; ``summaries`` maps key to summary text.
 
     ``links`` are the graph's call links (:func:`greploom.core.calls.resolve_calls`
-    over the same identities); given, they are reused, else resolved here."""
+    over the same identities); given, they are reused, else resolved here.
+    ``callers`` (node id -> the definitions whose calls link to it) stands in for
+    the calls' nodes, which the graph may not hold (the caller's file was not
+    read); ``known``: the definitions of other files that links name."""
     idents = tuple(identities)
-    resolver = _Resolver(graph, idents, links if links is not None else resolve_calls(graph, idents))
+    everyone = (*known, *idents)
+    resolver = _Resolver(
+        graph, everyone, links if links is not None else resolve_calls(graph, idents), callers
+    )
     contexts: list[NodeContext] = []
     for ident in idents:
         node = graph.node(ident.node_id)

@@ -93,17 +93,32 @@ class _Lookup:
     by_file: Mapping[str, tuple[str, ...]]  # every path suffix -> module keys
 
 
-def _lookup(targets: Sequence[Target]) -> _Lookup:
+def _lookup(targets: Sequence[Target], names: Iterable[str] | None = None) -> _Lookup:
+    """Every dotted suffix and path suffix of the targets; with ``names``, only those a name
+    can be looked up by (:func:`_resolve`): a code base's definitions are many, the names its
+    docs hold few."""
+    wanted: set[str] | None = None
+    if names is not None:
+        wanted = set()
+        for name in names:
+            wanted.update((name, name.removesuffix("()"), name.lstrip("./")))
+        last = {w.rsplit(".", 1)[-1] for w in wanted}
+        ends = {w.rsplit("/", 1)[-1] for w in wanted}
     dotted: dict[str, list[str]] = {}
     files: dict[str, list[str]] = {}
     for t in targets:
         parts = t.dotted.split(".")
-        for i in range(len(parts)):
-            dotted.setdefault(".".join(parts[i:]), []).append(t.key)
-        if t.is_module:
+        if wanted is None or parts[-1] in last:
+            for i in range(len(parts)):
+                suffix = ".".join(parts[i:])
+                if wanted is None or suffix in wanted:
+                    dotted.setdefault(suffix, []).append(t.key)
+        if t.is_module and (wanted is None or t.file.rsplit("/", 1)[-1] in ends):
             segments = t.file.split("/")
             for i in range(len(segments)):
-                files.setdefault("/".join(segments[i:]), []).append(t.key)
+                path = "/".join(segments[i:])
+                if wanted is None or path in wanted:
+                    files.setdefault(path, []).append(t.key)
     return _Lookup(
         {k: tuple(dict.fromkeys(v)) for k, v in dotted.items()},
         {k: tuple(dict.fromkeys(v)) for k, v in files.items()},
@@ -124,7 +139,7 @@ def resolve_mentions(
     sections: Sequence[tuple[str, Sequence[str]]], targets: Sequence[Target]
 ) -> dict[str, tuple[str, ...]]:
     """Each section key's linked target keys (only sections with a link), from the names it holds."""
-    lookup = _lookup(targets)
+    lookup = _lookup(targets, (n for _, names in sections for n in names))
     out: dict[str, tuple[str, ...]] = {}
     for key, names in sections:
         linked: list[str] = []

@@ -385,6 +385,7 @@ class Recovery:
     data: CpgData
     recovered: int  # definitions that got their source
     stale: int  # definitions whose file does not hold their name at their line
+    per_file: tuple[tuple[str, int, int], ...] = ()  # (file, recovered, stale) where either is not 0
 
 
 def _in_file(src: SourceFile, node: CpgNode) -> bool:
@@ -409,6 +410,7 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
     """
     nodes: list[CpgNode] = []
     recovered = stale = 0
+    counts: dict[str, list[int]] = {}
     split: dict[str, SourceFile] = {}
     for node in data.nodes:
         family = family_of(node.file)
@@ -421,6 +423,7 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
             continue
         if not _in_file(text, node):
             stale += 1
+            counts.setdefault(node.file, [0, 0])[1] += 1
             nodes.append(node)
             continue
         if isinstance(node.attr("source_text"), str):
@@ -432,6 +435,7 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
             nodes.append(node)
             continue
         recovered += 1
+        counts.setdefault(node.file, [0, 0])[0] += 1
         end = SourceLocation(node.file, got.end_line, 0)
         # Whole lines, unlike treeloom's source_text, which starts at the definition's column.
         extra: dict[str, AttrValue] = {
@@ -442,4 +446,5 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
         nodes.append(
             attrs.evolve(node, end_location=node.end_location or end, attrs=_with_attrs(node.attrs, extra))
         )
-    return Recovery(attrs.evolve(data, nodes=tuple(nodes)), recovered, stale)
+    per_file = tuple((f, r, st) for f, (r, st) in sorted(counts.items()))
+    return Recovery(attrs.evolve(data, nodes=tuple(nodes)), recovered, stale, per_file)

@@ -53,7 +53,9 @@ def is_placeholder(name: str) -> bool:
     return name in PLACEHOLDER_NAMES or name.startswith("lambda$")
 
 
-ID_MARK = "greploom"  # in the counter part of added ids: kind:file:line:column:greploomN
+# In the counter part of added ids: kind:file:line:column:greploomN, N counted per file, so that
+# a file's ids do not depend on the other files (an index run may read only some files again).
+ID_MARK = "greploom"
 
 
 @attrs.frozen
@@ -64,6 +66,8 @@ class Supplemented:
     added: tuple[tuple[str, int], ...] = ()  # (form, count) of added definitions
     renamed: int = 0  # treeloom nodes that had no name and got the code's
     new_files: tuple[str, ...] = ()  # files the CPG lacked, indexed from the parse
+    # (file, (form, count) added, renamed) for each file merged: ``added`` and ``renamed`` by file
+    per_file: tuple[tuple[str, tuple[tuple[str, int], ...], int], ...] = ()
 
     @property
     def added_total(self) -> int:
@@ -319,21 +323,20 @@ def supplement(data: CpgData, outlines: Iterable[FileOutline], texts: Mapping[st
     for node in data.nodes:
         by_file.setdefault(node.file, []).append(node)
     ids = {n.id for n in data.nodes}
-    counter = [0]
     replaced: dict[str, list[CpgNode]] = {}
     extra_nodes: list[CpgNode] = []
     extra_edges: list[CpgEdge] = []
     added: Counter[str] = Counter()
     renamed = 0
     new_files: list[str] = []
+    per_file: list[tuple[str, tuple[tuple[str, int], ...], int]] = []
     for outline in sorted(outlines, key=lambda o: o.file):
         text = texts.get(outline.file)
         if text is None:
             continue
-        merge = _FileMerge(
-            outline.file, list(by_file.get(outline.file, ())), SourceFile.of(text), ids, counter
-        )
+        merge = _FileMerge(outline.file, list(by_file.get(outline.file, ())), SourceFile.of(text), ids, [0])
         merge.run(outline)
+        per_file.append((outline.file, tuple(sorted(merge.added.items())), merge.renamed))
         if outline.file not in by_file:
             new_files.append(outline.file)
         replaced[outline.file] = merge.nodes
@@ -350,4 +353,5 @@ def supplement(data: CpgData, outlines: Iterable[FileOutline], texts: Mapping[st
         tuple(sorted(added.items())),
         renamed,
         tuple(new_files),
+        tuple(per_file),
     )

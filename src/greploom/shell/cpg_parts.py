@@ -19,6 +19,12 @@ keeps what it stored), rebuilt from scratch when it is damaged, written by
 another format or another treeloom. Parts are zlib-compressed JSON in
 treeloom's own node and edge shapes (numpy: 18 MB for 380k nodes, against a
 411 MB CPG JSON file), holding only the edge kinds greploom reads.
+
+Reading the parts back is not enough for a run after an edit to be quick:
+numpy's 239k nodes take seconds to read, resolve and summarise again. The
+same file keeps, per source file, what the last run made of it
+(greploom.shell.file_facts), so the next run reads only the files an edit
+can change (greploom.shell.dir_rows) and keeps the index's other rows.
 """
 
 from __future__ import annotations
@@ -31,14 +37,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import apsw
+import attrs
 
 from greploom.core.context import USED_EDGE_KINDS
-from greploom.core.cpg import CpgData
+from greploom.core.cpg import CpgData, CpgEdge, CpgNode
 from greploom.core.freshness import FileStamp
 from greploom.shell.cpg_stream import CpgCollector
 from greploom.shell.doc_cache import DocParseCache
 from greploom.shell.freshness import storable
 from greploom.shell.serde import cpg_item_readers, with_valid_text
+from greploom.shell.store_sql import in_chunks
 
 # Part of every part's identity: a change of what is stored (the format, the
 # edge kinds kept) or of the parser rebuilds them all.
@@ -112,6 +120,10 @@ class PartStore:
         conn.execute(_SCHEMA)
         return conn
 
+    def connection(self) -> apsw.Connection:
+        """The file's connection, for the other caches kept in it (greploom.shell.file_facts)."""
+        return self._conn
+
     def doc_cache(self) -> DocParseCache:
         """The parses of the docs and config files, kept in this file too (greploom.shell.doc_cache)."""
         return DocParseCache(self._conn)
@@ -164,9 +176,18 @@ class PartStore:
 
     def read(self, files: Sequence[str], treeloom_version: str) -> CpgData:
         """The CPG of ``files`` (those with a stored part), in treeloom's file order."""
+        return self.read_files(files, treeloom_version)[0]
+
+    def read_files(
+        self, files: Sequence[str], treeloom_version: str, *, every: bool = True
+    ) -> tuple[CpgData, dict[str, PartFaults]]:
+        """:meth:`read`, with what each part holds that the graph leaves out: nodes and edges of
+        kinds this greploom does not know, edges naming missing nodes, repeated ids. ``every``:
+        ``files`` is (nearly) every stored part, read in one pass; else they are looked up."""
         make_node, make_edge = cpg_item_readers()
         whole = CpgCollector(make_node, make_edge, USED_EDGE_KINDS)
-        for blob in self._blobs(set(files)):
+        faults: dict[str, PartFaults] = {}
+        for file, blob in self._blobs(set(files), every=every):
             text = zlib.decompress(blob)
             # A part with escaped surrogates (lone ones from names that are not UTF-8, or
             # pairs that json writes for emoji) has its strings made valid on its own:
@@ -174,6 +195,8 @@ class PartStore:
             escaped = bool(_SURROGATE_ESCAPE.search(text))
             collector = CpgCollector(make_node, make_edge, USED_EDGE_KINDS) if escaped else whole
             raw = json.loads(text)
+            nodes_at, edges_at = len(whole.nodes), len(whole.edges)
+            skipped = (whole.skipped_nodes, whole.skipped_edges)
             for i, item in enumerate(raw.get("nodes", ())):
                 collector.add_node(item, i)
             for i, item in enumerate(raw.get("edges", ())):
@@ -185,12 +208,48 @@ class PartStore:
                 whole.skipped_nodes += valid.skipped_nodes
                 whole.skipped_edges += valid.skipped_edges
                 whole.renamed.update(valid.renamed_files)
-        return whole.data(treeloom_version)
+            faults[file] = _faults(
+                whole.nodes[nodes_at:],
+                whole.edges[edges_at:],
+                whole.skipped_nodes - skipped[0],
+                whole.skipped_edges - skipped[1],
+            )
+        return whole.data(treeloom_version), faults
 
-    def _blobs(self, wanted: set[str]) -> Iterator[bytes]:
-        stored = self._conn.execute("SELECT file, data FROM parts")
-        rows = [(str(f), bytes(d)) for f, d in stored if f in wanted]
+    def _blobs(self, wanted: set[str], *, every: bool = True) -> Iterator[tuple[str, bytes]]:
+        if every:
+            stored = self._conn.execute("SELECT file, data FROM parts")
+            rows = [(str(f), bytes(d)) for f, d in stored if f in wanted]
+        else:
+            rows = []
+            for chunk, marks in in_chunks(sorted(wanted)):
+                query = f"SELECT file, data FROM parts WHERE file IN ({marks})"
+                rows += [(str(f), bytes(d)) for f, d in self._conn.execute(query, chunk)]
         rows += [(f, d) for f, d in self._transient.items() if f in wanted]
         rows.sort(key=lambda row: tree_order(row[0]))
-        for _file, blob in rows:
-            yield blob
+        yield from rows
+
+
+@attrs.frozen
+class PartFaults:
+    """What one part holds that the graph leaves out (the run's warnings count them)."""
+
+    skipped_nodes: int = 0  # of kinds this greploom does not know
+    skipped_edges: int = 0
+    dangling_edges: int = 0  # naming a node the part does not hold
+    duplicate_ids: int = 0  # nodes after the first of their id
+
+
+def _faults(
+    nodes: Sequence[CpgNode], edges: Sequence[CpgEdge], skipped_nodes: int, skipped_edges: int
+) -> PartFaults:
+    """A part's faults. A part is one file's build, whose edges join its own nodes only, so the
+    graph of all parts counts the sum of these (greploom.core.cpg.CpgGraph)."""
+    ids: set[str] = set()
+    duplicates = 0
+    for node in nodes:
+        if node.id in ids:
+            duplicates += 1
+        ids.add(node.id)
+    dangling = sum(1 for e in edges if e.source not in ids or e.target not in ids)
+    return PartFaults(skipped_nodes, skipped_edges, dangling, duplicates)

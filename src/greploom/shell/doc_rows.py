@@ -115,16 +115,33 @@ class _Section:
     spans: tuple[str, ...]
 
 
+@attrs.frozen
+class CodeTarget:
+    """A definition of the code, as the docs' links see it (its row's name, kind and place)."""
+
+    key: str
+    name: str
+    kind: str
+    qualname: str
+    file: str
+    line: int
+
+    @classmethod
+    def of_row(cls, row: NodeRow) -> CodeTarget:
+        return cls(row.key, row.name, row.kind, row.qualname, row.file, row.line)
+
+
 def doc_rows(
     root: Path,
     files: Sequence[str],
     tier: Tier,
-    code_rows: Mapping[str, NodeRow],
+    code: Sequence[CodeTarget],
     cache: DocParseCache | None = None,
-) -> tuple[dict[str, NodeRow], dict[str, str], DocReport]:
-    """Every row of the run, code and docs: the docs' rows added, linked both ways, and their
-    embed texts; the code rows that docs name get their ``documented_by``. ``cache``: the
-    parses kept beside the index (greploom.shell.doc_cache), used and kept up to date."""
+) -> tuple[dict[str, NodeRow], dict[str, str], dict[str, tuple[NodeRef, ...]], DocReport]:
+    """The docs' rows, linked both ways to the code's definitions, and their embed texts; and,
+    for each definition a doc names, the sections that do (its row's ``documented_by``:
+    :func:`documented`). ``cache``: the parses kept beside the index
+    (greploom.shell.doc_cache), used and kept up to date."""
     found: list[_Section] = []
     report = _Counts()
     for name in files:
@@ -142,12 +159,12 @@ def doc_rows(
             found.extend(_sections(name, fmt, text, parsed, report))
     if cache is not None:
         cache.save(files)
-    links = _links(found, code_rows)
+    links = _links(found, code)
     back = documented_by(links)
     refs = {s.key: _ref(s) for s in found}
-    code_refs = {k: NodeRef(k, r.name, r.kind, r.file, r.line) for k, r in code_rows.items()}
+    code_refs = {t.key: NodeRef(t.key, t.name, t.kind, t.file, t.line) for t in code}
     every = {**code_refs, **refs}
-    rows = dict(code_rows)
+    rows: dict[str, NodeRow] = {}
     embed_texts: dict[str, str] = {}
     for s in found:
         summary, embed = doc_summary(s.kind, s.section.name, s.section.path[-1], s.text)
@@ -168,12 +185,16 @@ def doc_rows(
             structure=StructuralContext(mentions=mentioned, documented_by=named_by),
         )
         embed_texts[s.key] = embed
-    for key, docs in back.items():
-        row = rows.get(key)
-        if row is not None and key in code_rows:
-            structure = attrs.evolve(row.structure, documented_by=tuple(refs[d] for d in docs))
-            rows[key] = attrs.evolve(row, structure=structure)
-    return rows, embed_texts, report.done(len(found), len(links))
+    named = {key: tuple(refs[d] for d in docs) for key, docs in back.items() if key in code_refs}
+    return rows, embed_texts, named, report.done(len(found), len(links))
+
+
+def documented(row: NodeRow, by: Mapping[str, tuple[NodeRef, ...]]) -> NodeRow:
+    """A code row with the doc sections naming it (:func:`doc_rows`), when there are any."""
+    docs = by.get(row.key)
+    if docs is None:
+        return row
+    return attrs.evolve(row, structure=attrs.evolve(row.structure, documented_by=docs))
 
 
 @attrs.define
@@ -239,11 +260,11 @@ def _ref(s: _Section) -> NodeRef:
     return NodeRef(s.key, s.section.name, s.kind, s.file, s.section.first)
 
 
-def _links(found: Sequence[_Section], code_rows: Mapping[str, NodeRow]) -> dict[str, tuple[str, ...]]:
+def _links(found: Sequence[_Section], code: Sequence[CodeTarget]) -> dict[str, tuple[str, ...]]:
     """Each section's links to the definitions and config sections it names."""
     if not found:
         return {}  # no docs: nothing to link (19,000 targets cost numpy's run 0.3 s for nothing)
-    targets = [Target(k, r.qualname, r.file, r.kind == "module") for k, r in code_rows.items()]
+    targets = [Target(t.key, t.qualname, t.file, t.kind == "module") for t in code]
     # A config section is named by its keys' path: `services.worker`, `tool.ruff`.
     targets.extend(
         Target(s.key, ".".join(s.section.path[1:]), s.file)
@@ -254,4 +275,4 @@ def _links(found: Sequence[_Section], code_rows: Mapping[str, NodeRow]) -> dict[
     return resolve_mentions(named, targets)
 
 
-__all__ = ["SEPARATOR", "DocReport", "doc_rows"]
+__all__ = ["SEPARATOR", "CodeTarget", "DocReport", "doc_rows", "documented"]

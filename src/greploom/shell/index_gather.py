@@ -1,37 +1,31 @@
-"""An index run's gather stage, and the rows it decides from what it gathered.
+"""An index run's gather stage: the CPG and the files it was built from.
 
 gather  the CPG (for a source directory, each changed file built by treeloom and
         kept beside the index: greploom.shell.cpg_parts) and the files it was
-        built from, stamped before treeloom read them;
-decide  every row of the run: the core's keys, summaries, hashes and graph
-        contexts of the CPG (greploom.shell.rows), then the docs' and config's
-        sections linked to them (greploom.shell.doc_rows).
+        built from, stamped before treeloom read them.
 
-greploom.shell.indexing runs these, then plans and applies the re-index.
+greploom.shell.index_decide decides the rows from what it gathered;
+greploom.shell.indexing runs both, then plans and applies the re-index.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-import apsw
 import attrs
 
 from greploom.core.context import USED_EDGE_KINDS
-from greploom.core.errors import GreploomError, UsageError
+from greploom.core.errors import UsageError
 from greploom.core.freshness import FileStamp
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.cpg_parts import EMPTY_PART, PART_BATCH, PartStore, content_key, parts_path
-from greploom.shell.doc_rows import doc_rows
+from greploom.shell.file_facts import Prefetch
 from greploom.shell.freshness import stamp_files
 from greploom.shell.index_state import installed_treeloom
 from greploom.shell.ports import Progress
-from greploom.shell.rows import compute_rows
-from greploom.shell.schema import MODULE_NAMES, NodeRow
-from greploom.shell.serde import check_cpg_file, load_cpg
+from greploom.shell.serde import check_cpg_file
 from greploom.shell.source_files import SourceSet, select_sources, sources_digest, treeloom_files
-from greploom.shell.store import IndexStore
 from greploom.shell.treeloom import Built, build_parts
 
 
@@ -50,6 +44,8 @@ class Gathered:
     files_digest: str  # of the files, also taken before treeloom read them
     digest: str | None  # what the CPG was built from, for a source directory (None: hash the file)
     parts: PartStore | None = None  # a source directory's CPG, open for the run
+    treeloom: tuple[str, ...] = ()  # the files of a source directory treeloom builds
+    prefetch: Prefetch | None = None  # the last run's facts, read while treeloom built (file_facts)
 
 
 def gather_cpg(
@@ -73,17 +69,29 @@ def gather_cpg(
         )
         files_digest = sources_digest(selection)
         stamps = stamp_files(selection.root, (*selection.files, *selection.docs))
-        parsed = treeloom_files(selection)
         db_path = config.db_path
         db_path.with_name(db_path.stem + ".cpg.json").unlink(missing_ok=True)  # what greploom < 0.7 kept
         parts = PartStore(parts_path(db_path), installed_treeloom() or "")
         try:
-            digest = _build_parts(source, parts, parsed, stamps, progress, force=force)
+            # A file whose part was built from this very content (its sha256) was one treeloom
+            # builds, and still is: what decides it (size, text) is the content.
+            built = parts.contents()
+            parsed = treeloom_files(selection, known=lambda f: _built_from(stamps.get(f), built.get(f)))
+            prefetch: list[Prefetch] = []
+
+            def meanwhile() -> None:  # a run after an edit needs the last run's facts next
+                if not force:
+                    prefetch.append(Prefetch(parts.path, parts.identity))
+
+            digest = _build_parts(source, parts, parsed, stamps, progress, force=force, meanwhile=meanwhile)
         except BaseException:
             parts.close()
             raise
         said = (parts.reset_reason,) if parts.reset_reason else ()
-        return Gathered(parts.path, said, selection, stamps, files_digest, digest, parts)
+        early = prefetch[0] if prefetch else None
+        return Gathered(
+            parts.path, said, selection, stamps, files_digest, digest, parts, tuple(parsed), early
+        )
     check_cpg_file(source)
     source_root = config.source_root.resolve() if config.source_root else None
     if source_root is None:
@@ -95,6 +103,12 @@ def gather_cpg(
     return Gathered(source, (), selection, stamps, sources_digest(selection), None)
 
 
+def _built_from(stamp: FileStamp | None, part: str | None) -> bool:
+    """Whether a file's stored part was built from its content as stamped now: the same sha256
+    (not size and time, which a file too big to hash is known by)."""
+    return stamp is not None and bool(stamp.sha256) and stamp.sha256 == part
+
+
 def _build_parts(
     source: Path,
     parts: PartStore,
@@ -103,10 +117,14 @@ def _build_parts(
     progress: Progress | None,
     *,
     force: bool,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> str:
-    """Build the parts of the files that changed (committed in batches); the digest of them all."""
+    """Build the parts of the files that changed (committed in batches); the digest of them all.
+    ``meanwhile`` is called when there is something to build, before treeloom starts."""
     parts.keep_only(() if force else files)
     todo = parts.to_build(files, stamps)
+    if todo:
+        meanwhile()
     say = (progress or quiet) if todo else quiet  # nothing to build: no stage to show
     say("building the CPG", 0, len(todo))
     batch: list[tuple[str, str, bytes]] = []
@@ -128,61 +146,3 @@ def _build_parts(
     if batch:
         flush()
     return parts.digest(files)
-
-
-def known_names(
-    db_path: Path, stamps: Mapping[str, FileStamp] | None, *, force: bool
-) -> dict[str, tuple[tuple[str, int], ...]]:
-    """The top-level names the last run stored for the files unchanged since (same sha256)."""
-    if force or not stamps or not db_path.is_file():
-        return {}
-    try:
-        with IndexStore.open_existing(db_path, readonly=True) as store:
-            if store.meta().get(MODULE_NAMES) != "1":
-                return {}  # written before greploom kept them: every file is read
-            recorded = store.file_stamps(stamps)
-            same = [
-                f
-                for f, stamp in stamps.items()
-                if stamp.sha256 and (was := recorded.get(f)) and was.sha256 == stamp.sha256
-            ]
-            return store.module_names_of(same)
-    except (GreploomError, apsw.Error):
-        return {}  # a damaged index is the run's to report, not this shortcut's
-
-
-def decided_rows(
-    gathered: Gathered, config: GrepLoomConfig, say: Progress, *, force: bool
-) -> tuple[dict[str, NodeRow], dict[str, str], tuple[str, ...], str, tuple[str, ...]]:
-    """Every row of the run (code, then docs and config sections linked to it), their embed
-    texts, the warnings, the treeloom version and the notes of deciding them."""
-    selection, cpg_path = gathered.selection, gathered.cpg_path
-    say("reading the CPG", 0, 1)
-    data = (
-        gathered.parts.read(treeloom_files(selection), installed_treeloom() or "")
-        if gathered.parts is not None and selection is not None
-        else load_cpg(cpg_path, USED_EDGE_KINDS)
-    )
-    rows, embed_texts, warnings, treeloom_version, notes = compute_rows(
-        data,
-        config.tier,
-        selection.root if selection is not None else None,
-        walk=True,
-        files=selection.files if selection else None,
-        origin=cpg_path,
-        known_names=known_names(config.db_path, gathered.stamps, force=force),
-    )
-    del data  # the graph (most of a big run's memory) is not needed past its rows: not beside the model
-    say("reading the CPG", 1, 1)
-    if selection is None:
-        return rows, embed_texts, warnings, treeloom_version, notes
-    # The docs' parses are kept beside a source directory's index (greploom.shell.doc_cache).
-    cache = gathered.parts.doc_cache() if gathered.parts is not None else None
-    rows, doc_texts, docs = doc_rows(selection.root, selection.docs, config.tier, rows, cache)
-    return (
-        rows,
-        {**embed_texts, **doc_texts},
-        (*warnings, *docs.warnings()),
-        treeloom_version,
-        (*notes, *docs.notes(selection.secret_files)),
-    )

@@ -45,6 +45,9 @@ class IndexResult:
     embedder: str
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what the run did beyond the counts (not problems)
+    # A run that kept the rows of the files an edit cannot change: how many files it read
+    # (greploom.shell.dir_rows); None when it decided every row.
+    reread: int | None = None
 
     def summary_line(self) -> str:
         """The one line the CLI ends with."""

@@ -20,21 +20,23 @@ import functools
 import gc
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import apsw
 import attrs
 
 from greploom.core.errors import CorruptIndexError, CpgError, EmbedderError, UsageError
+from greploom.core.freshness import FileStamp
 from greploom.core.ignore import IgnoreRules, left_out_counts
-from greploom.core.plan import plan_reindex
+from greploom.core.plan import ReindexPlan, plan_reindex
 from greploom.shell.assets import sha256_of
 from greploom.shell.config import BATCH_TIMEOUT_S, GrepLoomConfig
 from greploom.shell.embedders import make_embedder, provider_for_urls
 from greploom.shell.faults import damaged_index, storage_faults
+from greploom.shell.index_decide import Decided, decided_rows
 from greploom.shell.index_embed import EMBED_BATCH, embed_run, searchable_first
-from greploom.shell.index_gather import Gathered, decided_rows, gather_cpg, quiet
+from greploom.shell.index_gather import Gathered, gather_cpg, quiet
 from greploom.shell.index_state import (
     IndexResult,
     recorded_identity,
@@ -42,7 +44,7 @@ from greploom.shell.index_state import (
     unchanged_run,
 )
 from greploom.shell.lock import index_lock
-from greploom.shell.ports import Embedder, Progress
+from greploom.shell.ports import Embedder, EmbedderIdentity, Progress
 from greploom.shell.schema import BUILDING, MODULE_NAMES
 from greploom.shell.source_files import SourceSet
 from greploom.shell.store import IndexStore
@@ -153,14 +155,10 @@ def _index_gathered(
             notes=left_out,
         )
     stamps = gathered.stamps
-    rows, embed_texts, warnings, treeloom_version, notes = decided_rows(gathered, config, say, force=force)
-    warnings = (*built_warnings, *warnings)
-    notes = (*left_out, *notes)
-    if source.is_dir() and not rows:
-        warnings = (*warnings, _nothing_found(source, selection))
+    decided: Decided | None = None
+    if gathered.parts is None:  # a CPG file: read (and checked) before the index is opened
+        decided = decided_rows(gathered, config, say, force=force, store=db_path)
     store, set_aside = _open_for_run(db_path, source, force=force)
-    if set_aside is not None:
-        warnings = (*warnings, f"the index was damaged: moved it to {set_aside} and built a new one")
     try:
         meta = store.meta()
         recorded = recorded_identity(meta)
@@ -170,7 +168,29 @@ def _index_gathered(
         # ... and so does every row after a first run that stopped before its end (BUILDING).
         unfinished = bool(meta.get(BUILDING)) or recorded is None
         full = force or (embedder is not None and (unfinished or store.vector_width() == 0))
-        plan = plan_reindex(store.stored_entries(), (r.entry() for r in rows.values()), force=full)
+        if decided is None:
+            try:
+                decided = decided_rows(
+                    gathered,
+                    config,
+                    say,
+                    force=force,
+                    store=store,
+                    partial=_keeps_rows(store, meta, full=full),
+                )
+            except BaseException:
+                if embedder is not None:
+                    embedder.close()
+                raise
+        warnings = (*built_warnings, *decided.warnings)
+        notes = (*left_out, *decided.notes)
+        if set_aside is not None:
+            warnings = (*warnings, f"the index was damaged: moved it to {set_aside} and built a new one")
+        stored = store.stored_entries()
+        current = decided.entries(stored)
+        if source.is_dir() and not current:
+            warnings = (*warnings, _nothing_found(source, selection))
+        plan = plan_reindex(stored, current, force=full)
         meta_for = functools.partial(
             run_meta,
             meta,
@@ -180,44 +200,27 @@ def _index_gathered(
             digest=digest,
             source_root=source_root,
             files_digest=files_digest,
-            treeloom_version=treeloom_version,
-            node_count=len(rows),
+            treeloom_version=decided.treeloom_version,
+            node_count=len(current),
             warnings=warnings,
         )
-        vectors: dict[str, list[float]] | None = None
-        identity = embedder.identity if embedder else None
-        if embedder is not None:
-            # A first run (or one after a first run that stopped) is searchable before
-            # its vectors are: rows, words and graph now, each batch's vectors as it ends.
-            first = searchable_first(store, meta, plan, rows, embedder, meta_for=meta_for, stamps=stamps)
-            vectors, identity = embed_run(
-                store,
-                embedder,
-                plan=plan,
-                rows=rows,
-                embed_texts=embed_texts,
-                progress=progress,
-                deadline=started + config.index_timeout,
-                recorded=recorded,
-                keep_width=not full,
-                fill=first,
-            )
-        new_meta = meta_for(identity=identity) | {BUILDING: "", MODULE_NAMES: "1"}
-        say("writing the index", 0, len(rows))
-        store.switch(
+        identity = _embed_and_switch(
+            store,
+            embedder,
+            decided,
             plan,
-            rows,
-            vectors,
-            identity.dimension if identity else 0,
-            new_meta,
-            reset_vectors=full and vectors is not None,
-            files=stamps,
+            meta_for,
+            meta=meta,
+            config=config,
+            progress=progress,
+            deadline=started + config.index_timeout,
+            full=full,
+            stamps=stamps,
         )
-        say("writing the index", len(rows), len(rows))
     finally:
         store.close()
     return IndexResult(
-        total=len(rows),
+        total=len(current),
         embedded=len(plan.embed),
         unchanged=len(plan.unchanged),
         repointed=len(plan.repoint),
@@ -229,7 +232,70 @@ def _index_gathered(
         embedder=identity.describe() if identity else "lexical only",
         warnings=warnings,
         notes=notes,
+        reread=decided.reread,
     )
+
+
+def _embed_and_switch(
+    store: IndexStore,
+    embedder: Embedder | None,
+    decided: Decided,
+    plan: ReindexPlan,
+    meta_for: Callable[..., dict[str, str]],
+    *,
+    meta: Mapping[str, str],
+    config: GrepLoomConfig,
+    progress: Progress | None,
+    deadline: float,
+    full: bool,
+    stamps: Mapping[str, FileStamp] | None,
+) -> EmbedderIdentity | None:
+    """Embed what the plan says, switch the index to the decided rows in one transaction, and
+    keep the decision's facts beside it; the embedder the index records."""
+    say = progress or quiet
+    rows = decided.rows
+    vectors: dict[str, list[float]] | None = None
+    identity = embedder.identity if embedder else None
+    if embedder is not None:
+        # A first run (or one after a first run that stopped) is searchable before
+        # its vectors are: rows, words and graph now, each batch's vectors as it ends.
+        first = searchable_first(store, meta, plan, rows, embedder, meta_for=meta_for, stamps=stamps)
+        vectors, identity = embed_run(
+            store,
+            embedder,
+            plan=plan,
+            rows=rows,
+            embed_texts=decided.embed_texts,
+            progress=progress,
+            deadline=deadline,
+            recorded=recorded_identity(meta),
+            keep_width=not full,
+            fill=first,
+        )
+    new_meta = meta_for(identity=identity) | {BUILDING: "", MODULE_NAMES: "1"}
+    say("writing the index", 0, len(rows))
+    store.switch(
+        plan,
+        rows,
+        vectors,
+        identity.dimension if identity else 0,
+        new_meta,
+        reset_vectors=full and vectors is not None,
+        files=stamps,
+        partial=decided.rebuilt is not None,
+    )
+    say("writing the index", len(rows), len(rows))
+    decided.keep(new_meta)
+    return identity
+
+
+def _keeps_rows(store: IndexStore, meta: Mapping[str, str], *, full: bool) -> Mapping[str, str] | None:
+    """The index's meta when this run may keep its rows (greploom.shell.dir_rows): a run that
+    keeps its vectors, over an index a run completed, that was not set aside and lacks no table
+    whose rows a full run makes."""
+    if full or not meta.get("indexed_at") or store.added:
+        return None
+    return meta
 
 
 def _nothing_found(source: Path, selection: SourceSet | None) -> str:

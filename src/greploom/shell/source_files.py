@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -208,14 +208,18 @@ def read_file(base: Path, name: str) -> tuple[bytes | None, str | None]:
         return None, None
 
 
-def treeloom_files(selection: SourceSet) -> list[str]:
+def treeloom_files(selection: SourceSet, known: Callable[[str], bool] | None = None) -> list[str]:
     """The selected files treeloom is given: those it parses, less binary, too large and
     minified or generated ones (a line over ``MAX_LINE_CHARS``): treeloom spends about
     15 s per MB of minified JavaScript and makes a node of every function in it.
-    The outline pass reads the others and its warnings name them."""
+    The outline pass reads the others and its warnings name them. ``known``: files known
+    to be such (their content was found so before), taken without reading them again."""
     out: list[str] = []
     for name in selection.files:
         if suffix(name) not in TREELOOM_SUFFIXES:
+            continue
+        if known is not None and known(name):
+            out.append(name)
             continue
         raw, why = read_file(selection.root, name)
         if (

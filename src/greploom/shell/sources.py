@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -170,9 +171,25 @@ def read_sources(
     ``known_names``: top-level names of files unchanged since the last run
     (greploom.shell.module_names).
     """
+    done, by_file = read_sources_by_file(data, root, walk=walk, files=files, known_names=known_names)
+    return done, merge_reports(by_file.values())
+
+
+def read_sources_by_file(
+    data: CpgData,
+    root: Path | None,
+    *,
+    walk: bool = False,
+    files: Sequence[str] | None = None,
+    known_names: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
+) -> tuple[CpgData, dict[str, SourceReport]]:
+    """:func:`read_sources`, with the report of each file apart: what a file adds is a function
+    of that file alone, so an index run may read some files only and keep the others' reports."""
     candidates = [n for n in data.nodes if needs_source(n)]
-    bodiless = [n.file for n in candidates if n.attr("source_text") is None]
-    languages = tuple(sorted({f[f.rfind(".") :] for f in bodiless}))
+    bodiless: dict[str, int] = {}
+    for n in candidates:
+        if n.attr("source_text") is None:
+            bodiless[n.file] = bodiless.get(n.file, 0) + 1
     on_disk = dict(data.renamed_files)  # escaped name -> the name that opens the file
     named = {n.file for n in data.nodes if n.file}
     missing: set[str] = set()
@@ -183,12 +200,13 @@ def read_sources(
             missing.add(shown)
             if shown != found:
                 on_disk[shown] = found
-    renamed = tuple(sorted(on_disk))
+    facts = _FileFacts(bodiless, set(on_disk))
     if root is None or not (named or missing):
-        return data, SourceReport(len(bodiless), 0, 0, languages, renamed=renamed)
+        return data, facts.reports()
     read = _read_all(root.resolve(), sorted(named | missing), on_disk, {n.file for n in candidates})
+    facts.read = read
     done = with_sources(data, read.texts)
-    outlines, no_parser = _outlines(read.texts, missing)
+    outlines, facts.no_parser = _outlines(read.texts, missing)
     added = supplement(done.data, outlines, read.texts)
     new = set(added.new_files)
     per_file: dict[str, int] = {}
@@ -198,29 +216,92 @@ def read_sources(
     outlined = {
         o.file for o in outlines if o.calls or any(d.kind is not NodeKind.BLOCK for d in o.definitions)
     }
-    whole = sorted(new - outlined)
-    return with_top_names(with_module_text(added.data, read.texts), read.texts, known_names), SourceReport(
-        len(bodiless),
-        done.recovered,
-        read.unread,
-        languages,
-        done.stale,
-        renamed,
-        added=added.added,
-        unnamed=added.renamed,
-        parsed_files=tuple((f, per_file.get(f, 0)) for f in sorted(new & outlined)),
-        whole_files=tuple(f for f in whole if suffix(f) not in TREELOOM_SUFFIXES),
-        unparsed_files=tuple(f for f in whole if suffix(f) in TREELOOM_SUFFIXES),
-        unusual=read.unusual,
-        not_utf8=read.not_utf8,
-        no_parser=no_parser,
+    facts.recovered = {f: (r, st) for f, r, st in done.per_file}
+    facts.added = {f: (a, n) for f, a, n in added.per_file}
+    facts.parsed = {f: per_file.get(f, 0) for f in new & outlined}
+    facts.whole = new - outlined
+    return with_top_names(with_module_text(added.data, read.texts), read.texts, known_names), facts.reports()
+
+
+@attrs.define
+class _FileFacts:
+    """What reading the sources did, by file, while it is gathered."""
+
+    bodiless: dict[str, int]  # definitions without source, by file
+    renamed: set[str]  # files whose names are not UTF-8, as shown
+    read: _Read | None = None
+    no_parser: dict[str, str] = attrs.Factory(dict)  # file -> its extension, which no grammar reads
+    recovered: dict[str, tuple[int, int]] = attrs.Factory(dict)  # file -> (recovered, stale)
+    added: dict[str, tuple[tuple[tuple[str, int], ...], int]] = attrs.Factory(dict)  # (forms, unnamed)
+    parsed: dict[str, int] = attrs.Factory(dict)  # skipped by treeloom, outlined: definitions added
+    whole: set[str] = attrs.Factory(set)  # skipped by treeloom, nothing outlined: one module
+
+    def reports(self) -> dict[str, SourceReport]:
+        read = self.read
+        unusual = dict(read.unusual) if read else {}
+        not_utf8 = set(read.not_utf8) if read else set()
+        unread = read.unread_names if read else frozenset()
+        files = {*self.bodiless, *self.renamed, *self.no_parser, *self.recovered, *self.added}
+        files |= {*self.parsed, *self.whole, *unusual, *not_utf8, *unread}
+        out: dict[str, SourceReport] = {}
+        for f in sorted(files):
+            forms, unnamed = self.added.get(f, ((), 0))
+            recovered, stale = self.recovered.get(f, (0, 0))
+            needed = self.bodiless.get(f, 0)
+            treeloom = suffix(f) in TREELOOM_SUFFIXES
+            whole = f in self.whole
+            out[f] = SourceReport(
+                needed,
+                recovered,
+                int(f in unread),
+                (f[f.rfind(".") :],) if needed else (),
+                stale,
+                (f,) if f in self.renamed else (),
+                added=forms,
+                unnamed=unnamed,
+                parsed_files=((f, self.parsed[f]),) if f in self.parsed else (),
+                whole_files=(f,) if whole and not treeloom else (),
+                unparsed_files=(f,) if whole and treeloom else (),
+                unusual=((f, unusual[f]),) if f in unusual else (),
+                not_utf8=(f,) if f in not_utf8 else (),
+                no_parser=(self.no_parser[f],) if f in self.no_parser else (),
+            )
+        return out
+
+
+def merge_reports(reports: Iterable[SourceReport]) -> SourceReport:
+    """One report of the reports of each file (in any order)."""
+    parts = list(reports)
+    forms: dict[str, int] = {}
+    for r in parts:
+        for form, n in r.added:
+            forms[form] = forms.get(form, 0) + n
+
+    def joined(field: str) -> tuple[Any, ...]:
+        return tuple(sorted({item for r in parts for item in getattr(r, field)}))
+
+    return SourceReport(
+        sum(r.needed for r in parts),
+        sum(r.recovered for r in parts),
+        sum(r.unread_files for r in parts),
+        joined("languages"),
+        sum(r.stale for r in parts),
+        joined("renamed"),
+        added=tuple(sorted(forms.items())),
+        unnamed=sum(r.unnamed for r in parts),
+        parsed_files=joined("parsed_files"),
+        whole_files=joined("whole_files"),
+        unparsed_files=joined("unparsed_files"),
+        unusual=joined("unusual"),
+        not_utf8=joined("not_utf8"),
+        no_parser=joined("no_parser"),
     )
 
 
 @attrs.frozen
 class _Read:
     texts: dict[str, str]
-    unread: int  # files the CPG needs source from that could not be read
+    unread_names: frozenset[str]  # files the CPG needs source from that could not be read
     unusual: tuple[tuple[str, str], ...]
     not_utf8: tuple[str, ...]
 
@@ -229,13 +310,14 @@ def _read_all(base: Path, names: list[str], on_disk: dict[str, str], wanted: set
     texts: dict[str, str] = {}
     unusual: list[tuple[str, str]] = []
     not_utf8: list[str] = []
-    unread = 0
+    unread: set[str] = set()
     for name in names:
         raw, too_big = read_file(base, on_disk.get(name, name))
         if raw is None:
             if too_big is not None:
                 unusual.append((name, too_big))
-            unread += name in wanted and too_big is None
+            if name in wanted and too_big is None:
+                unread.add(name)
             continue
         try:
             text = raw.decode("utf-8")
@@ -247,7 +329,7 @@ def _read_all(base: Path, names: list[str], on_disk: dict[str, str], wanted: set
             unusual.append((name, why))
             continue
         texts[name] = text
-    return _Read(texts, unread, tuple(unusual), tuple(n for n in not_utf8 if n in texts))
+    return _Read(texts, frozenset(unread), tuple(unusual), tuple(n for n in not_utf8 if n in texts))
 
 
 def _section(section: Section, lines: list[str]) -> FoundDefinition:
@@ -263,19 +345,20 @@ def _section(section: Section, lines: list[str]) -> FoundDefinition:
     )
 
 
-def _outlines(texts: dict[str, str], missing: set[str]) -> tuple[list[FileOutline], tuple[str, ...]]:
-    """The outline of every file that needs one, and the extensions no grammar here parses."""
+def _outlines(texts: dict[str, str], missing: set[str]) -> tuple[list[FileOutline], dict[str, str]]:
+    """The outline of every file that needs one, and (file, extension) of those no grammar here
+    parses."""
     outlines: list[FileOutline] = []
-    no_parser: set[str] = set()
+    no_parser: dict[str, str] = {}
     for name in sorted(texts):
         ext = suffix(name)
         wanted = ext in OUTLINED or (ext in RECOVERABLE and name in missing)
         if wanted and not available(name):
-            no_parser.add(ext)
+            no_parser[name] = ext
         outline = outline_file(name, texts[name].encode("utf-8")) if wanted else None
         if outline is None and name in missing:  # no parser: the module holds the text, in sections
             lines = texts[name].splitlines()
             outline = FileOutline(name, definitions=tuple(_section(s, lines) for s in sections(texts[name])))
         if outline is not None:
             outlines.append(outline)
-    return outlines, tuple(sorted(no_parser))
+    return outlines, no_parser

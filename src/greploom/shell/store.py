@@ -52,6 +52,9 @@ class IndexStore:
     def __init__(self, path: Path, conn: apsw.Connection) -> None:
         self.path = path
         self.conn = conn
+        # Tables an older file lacked, added when it was opened for writing: their rows are
+        # made by the next full run (a partial one keeps the others' rows: greploom.shell.dir_rows).
+        self.added: frozenset[str] = frozenset()
 
     # -- opening -----------------------------------------------------------
     @classmethod
@@ -92,6 +95,8 @@ class IndexStore:
 
     def add_missing_indexes(self) -> None:
         """Add the indexes a file from an older greploom lacks (writers only; idempotent)."""
+        names = {str(n) for (n,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self.added = frozenset({"files", "module_names"} - names)
         with self.write():
             self.conn.execute(NAME_INDEX)
             self.conn.execute(FILE_INDEX)
@@ -234,17 +239,22 @@ class IndexStore:
         reset_vectors: bool = False,
         files: Mapping[str, FileStamp] | None = None,
         keep_pending: bool = False,
+        partial: bool = False,
     ) -> None:
         """Apply a plan in one transaction: after it, queries see the new index, before it the old.
 
         ``vectors`` maps content hash to vector for every embedded key (None
-        for a lexical-only index); ``rows`` holds every current key; ``files``
-        the stamps of the source files the run read (None: no source
-        directory, freshness unknown). ``keep_pending``: a first run's early
-        switch, before its vectors (the batches an earlier run finished stay).
+        for a lexical-only index); ``rows`` holds every current key, or with
+        ``partial`` those a partial run decided (every key to embed among them:
+        the other rows stay as they are); ``files`` the stamps of the source
+        files the run read (None: no source directory, freshness unknown).
+        ``keep_pending``: a first run's early switch, before its vectors (the
+        batches an earlier run finished stay).
         """
         conn = self.conn
         width, rebuild = store_vectors.switch_width(conn, rows, vectors, dimension, reset=reset_vectors)
+        if partial and rebuild:
+            raise StoreError("a partial index run cannot rebuild the vector table; run it with --force")
         with self.write():
             embedded = vectors is not None
             if not store_vectors.reshape(conn, embedded=embedded, width=width, rebuild=rebuild):
@@ -266,7 +276,10 @@ class IndexStore:
             if not keep_pending:
                 store_vectors.clear_pending(conn)
             store_rows.write_file_stamps(conn, files or {})
-            store_rows.write_module_names(conn, rows.values())
+            if partial:
+                store_rows.replace_module_names(conn, rows.values(), plan.delete)
+            else:
+                store_rows.write_module_names(conn, rows.values())
             self.set_meta(meta)
         with storage_faults(self.path, "write the index"):
             # Every step frees one page: run it to the end (schema.py: auto_vacuum).
@@ -313,6 +326,10 @@ class IndexStore:
     def definition_count(self) -> int:
         """How many definitions the index holds."""
         return int(scalar(self.conn, "SELECT count(*) FROM nodes"))
+
+    def rows(self, keys: Iterable[str]) -> dict[str, NodeRow]:
+        """The stored rows of these keys (missing keys are absent)."""
+        return store_rows.node_rows(self.conn, keys)
 
     def module_names_of(self, files: Iterable[str]) -> dict[str, tuple[tuple[str, int], ...]]:
         """file -> the top-level names the last run stored for its module (empty when none)."""

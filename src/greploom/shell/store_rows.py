@@ -17,8 +17,8 @@ import apsw
 from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.freshness import FileStamp
 from greploom.core.locations import Location, Span, innermost, match_files
+from greploom.core.naming import order_named
 from greploom.core.plan import IndexEntry
-from greploom.core.ranking import order_named
 from greploom.shell.schema import FTS_WEIGHTS, NodeRow
 from greploom.shell.serde import structure_from_json, structure_to_json
 from greploom.shell.store_sql import in_chunks, scalar
@@ -87,6 +87,54 @@ def write_module_names(conn: apsw.Connection, rows: Iterable[NodeRow]) -> None:
         "INSERT INTO module_names(name, key, line) VALUES (?, ?, ?)",
         [(name, row.key, line) for row in rows for name, line in row.names],
     )
+
+
+def replace_module_names(conn: apsw.Connection, rows: Iterable[NodeRow], gone: Iterable[str]) -> None:
+    """Replace the top-level names of the given rows' modules, and drop those of ``gone`` keys
+    (a partial run: the other modules keep theirs)."""
+    if not _has_table(conn, "module_names"):
+        return
+    written = list(rows)
+    drop = [(r.key,) for r in written] + [(k,) for k in gone]
+    conn.executemany("DELETE FROM module_names WHERE key = ?", drop)
+    conn.executemany(
+        "INSERT INTO module_names(name, key, line) VALUES (?, ?, ?)",
+        [(name, row.key, line) for row in written for name, line in row.names],
+    )
+
+
+def node_rows(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, NodeRow]:
+    """The stored rows of these keys, their modules' names included (missing keys are absent)."""
+    wanted = sorted(set(keys))
+    out: dict[str, NodeRow] = {}
+    names: dict[str, list[tuple[str, int]]] = {}
+    for chunk, marks in in_chunks(wanted):
+        if _has_table(conn, "module_names"):
+            query = f"SELECT key, name, line FROM module_names WHERE key IN ({marks}) ORDER BY rowid"
+            for key, name, line in conn.execute(query, chunk):
+                names.setdefault(str(key), []).append((str(name), int(line)))
+        for row in conn.execute(
+            "SELECT key, node_id, kind, name, qualname, file, line, end_line, summary, content_hash, "
+            f"source, structure FROM nodes WHERE key IN ({marks})",
+            chunk,
+        ):
+            key, node_id, kind, name, qualname, file, line, end_line, summary, digest, source, structure = row
+            out[key] = NodeRow(
+                key=key,
+                node_id=node_id,
+                kind=kind,
+                name=name,
+                qualname=qualname,
+                file=file,
+                line=line,
+                end_line=end_line,
+                summary=summary,
+                content_hash=digest,
+                source=source,
+                structure=structure_from_json(structure),
+                names=tuple(names.get(key, ())),
+            )
+    return out
 
 
 def module_names_of(conn: apsw.Connection, files: Iterable[str]) -> dict[str, tuple[tuple[str, int], ...]]:
