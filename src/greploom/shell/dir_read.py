@@ -22,13 +22,12 @@ import attrs
 from greploom.core.calls import CallLinks
 from greploom.core.context import resolve_contexts
 from greploom.core.cpg import CpgData, CpgGraph, NodeKind
-from greploom.core.hashing import content_hash
 from greploom.core.keys import NodeIdentity
 from greploom.core.relink import Link
-from greploom.core.summary import Tier, summarize_node
+from greploom.core.summary import Tier
 from greploom.shell.cpg_parts import PartFaults, PartStore
 from greploom.shell.module_names import NAMES_ATTR, parse_names
-from greploom.shell.rows import row_of
+from greploom.shell.rows import row_of, summarized
 from greploom.shell.schema import NodeRow
 from greploom.shell.sources import SourceReport, merge_reports, read_sources_by_file
 
@@ -116,19 +115,7 @@ def build_rows(
     calls; ``callers``: node id -> the definitions whose calls link to it."""
     qualnames = {i.node_id: i.qualname for i in known}
     qualnames.update((i.node_id, i.qualname) for i in own)
-    summaries: dict[str, str] = {}
-    embed_texts: dict[str, str] = {}
-    hashes: dict[str, str] = {}
-    for ident in own:
-        node = graph.node(ident.node_id)
-        assert node is not None  # identities are of the graph's nodes
-        summary = summarize_node(graph, node, qualnames, tier, links)
-        source = node.attr("source_text")
-        summaries[ident.key] = summary.text
-        embed_texts[ident.key] = summary.embed_text
-        hashes[ident.key] = content_hash(
-            summary.embed_text, source if isinstance(source, str) else None, tier
-        )
+    summaries, embed_texts, hashes = summarized(graph, own, qualnames, tier, links)
     contexts = resolve_contexts(graph, own, summaries, links, callers=callers, known=known)
     # A top-level name with a definition row of its own in that file (an exported JavaScript
     # const the outline emits) is found as itself: its module does not bind it twice.

@@ -7,17 +7,17 @@ an index run would store: the same definitions, summaries and call links.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
-from greploom.core.calls import resolve_calls
+from greploom.core.calls import CallLinks, resolve_calls
 from greploom.core.context import USED_EDGE_KINDS, resolve_contexts
 from greploom.core.cpg import CpgData, CpgGraph, NodeKind
 from greploom.core.expand import NodeContext
 from greploom.core.hashing import content_hash
-from greploom.core.keys import node_identities
+from greploom.core.keys import NodeIdentity, node_identities
 from greploom.core.summary import Tier, summarize_node
 from greploom.shell.module_names import NAMES_ATTR, parse_names
 from greploom.shell.schema import NodeRow
@@ -40,12 +40,26 @@ def resolve(data: CpgData, tier: Tier) -> tuple[CpgGraph, Resolved]:
     idents = node_identities(graph)
     qualnames = {i.node_id: i.qualname for i in idents}
     links = resolve_calls(graph, idents)  # once: summaries and contexts name the same callees
+    summaries, embed_texts, hashes = summarized(graph, idents, qualnames, tier, links)
+    contexts = resolve_contexts(graph, idents, summaries, links)
+    return graph, Resolved(contexts, embed_texts, hashes)
+
+
+def summarized(
+    graph: CpgGraph,
+    idents: Iterable[NodeIdentity],
+    qualnames: Mapping[str, str],
+    tier: Tier,
+    links: CallLinks,
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Each definition's summary, embed text and content hash, by key (an index run decides
+    every row with it, or a partial run the rows of the files it re-read)."""
     summaries: dict[str, str] = {}
     embed_texts: dict[str, str] = {}
     hashes: dict[str, str] = {}
     for ident in idents:
         node = graph.node(ident.node_id)
-        assert node is not None
+        assert node is not None  # identities are of the graph's nodes
         summary = summarize_node(graph, node, qualnames, tier, links)
         source = node.attr("source_text")
         summaries[ident.key] = summary.text
@@ -53,8 +67,7 @@ def resolve(data: CpgData, tier: Tier) -> tuple[CpgGraph, Resolved]:
         hashes[ident.key] = content_hash(
             summary.embed_text, source if isinstance(source, str) else None, tier
         )
-    contexts = resolve_contexts(graph, idents, summaries, links)
-    return graph, Resolved(contexts, embed_texts, hashes)
+    return summaries, embed_texts, hashes
 
 
 def cpg_graph(
