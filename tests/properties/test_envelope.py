@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 
 from greploom.core.envelope import FORMS, envelope_tokens, pack_envelope
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
-from greploom.core.render import LEAF_KINDS, STRUCTURE_CAP, Detail, render_block
+from greploom.core.render import LEAF_KINDS, Detail, render_block
+from greploom.core.render_json import STRUCTURE_CAP
 
 refs = st.builds(
     NodeRef,

@@ -35,15 +35,13 @@ from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
 from greploom.core.focus import FocusQuery
 from greploom.core.render import (
-    STRUCTURE_CAP,
     Detail,
     SourceMode,
     assemble_context,
     context_blocks,
     render_block,
-    render_json,
-    structure_json,
 )
+from greploom.core.render_json import STRUCTURE_CAP, render_json, structure_json
 
 RESULT_FIELDS = {
     "node_id",

@@ -114,7 +114,8 @@ if TYPE_CHECKING:
     from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
     from greploom.core.query import Query, QueryKind, query_kind, read_query
     from greploom.core.ranking import Candidate, Ranked, rank_candidates
-    from greploom.core.render import Detail, assemble_context, render_block, render_json
+    from greploom.core.render import Detail, assemble_context, render_block
+    from greploom.core.render_json import render_json
     from greploom.core.spans import with_sources
     from greploom.core.summary import Summary, Tier, summarize_node
 

@@ -47,7 +47,8 @@ import attrs
 from greploom.core.budget import ContextBlock, Packing, Rendering, TokenCounter, pack_blocks
 from greploom.core.expand import ExpandedNode
 from greploom.core.focus import FocusQuery
-from greploom.core.render import Detail, SourceMode, block_key, context_blocks, render_json, result_json
+from greploom.core.render import Detail, SourceMode, block_key, context_blocks
+from greploom.core.render_json import render_json, result_json
 
 Envelope = dict[str, Any]
 
