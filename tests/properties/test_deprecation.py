@@ -14,8 +14,8 @@ Laws:
    NOTE_CHARS of reason, and :func:`note_of` reads it back from a summary.
 4. The successors a note names are names written as code (in backticks, or
    after "use" written like an identifier), never the definition's own; a
-   successor's ranks only ever improve from those of what it replaces, and
-   no other candidate's change.
+   successor's ranks (and backend scores) only ever improve from those of what
+   it replaces, and no other candidate's change.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ from hypothesis import strategies as st
 from greploom.core.deprecation import (
     NOTE_CHARS,
     PREFIX,
+    Scores,
     deprecation,
     inherited_ranks,
+    inherited_scores,
     note_of,
     successor_names,
 )
@@ -68,7 +70,7 @@ def test_each_mark_alone_deprecates(reason: str, body: list[str]) -> None:
         deprecation([], f"Do it.\n\nDeprecated: {reason}", None, python=False),
         deprecation([], f"Do it.\n * @deprecated {reason}", None, python=False),
         deprecation([], None, "@Deprecated\npublic void f() { run(); }", python=False),
-        deprecation([], None, "#[deprecated(note = \"x\")]\npub fn f() { }", python=False),
+        deprecation([], None, '#[deprecated(note = "x")]\npub fn f() { }', python=False),
         deprecation(
             [],
             None,
@@ -132,3 +134,22 @@ def test_successors_only_gain(pool: dict[str, tuple[int, int, int]], data: st.Da
             assert (lex, vec, sym) == was
         for now, before in zip((lex, vec, sym), was, strict=True):
             assert before == 0 or 0 < now <= before
+
+
+scores = st.tuples(st.none() | st.floats(0.0, 1.0), st.none() | st.floats(0.0, 1.0))
+
+
+@given(st.dictionaries(st.sampled_from("abcdef"), scores, min_size=1), st.data())
+def test_successors_scores_only_gain(pool: dict[str, Scores], data: st.DataObject) -> None:
+    """Law 4, for the scores a question fuses."""
+    keys = sorted(pool)
+    replaced = data.draw(st.dictionaries(st.sampled_from(keys), st.lists(st.sampled_from([*keys, "zz"]))))
+    out = inherited_scores(pool, replaced)
+    assert set(out) == set(pool)
+    successors = {s for old, news in replaced.items() for s in news if s != old}
+    for key, now in out.items():
+        was = pool[key]
+        if key not in successors:
+            assert now == was
+        for after, before in zip(now, was, strict=True):
+            assert after == before if before is None else (after is not None and after >= before)

@@ -7,7 +7,10 @@ Laws:
 2. A definition boost never lowers the defining node's score; a module that
    binds the named symbol at its top level (``g = LocalProxy(...)``) is
    boosted as that symbol's definition.
-3. A better backend rank never lowers a candidate's score (metamorphic).
+3. A better backend rank never lowers a candidate's score, nor does a higher
+   normalized backend score (a question fuses scores: greploom.core.score_fusion);
+   a question's candidates with scores are fused by them, the vector's first alone
+   scoring as under RRF (metamorphic).
 4. The order does not depend on the order candidates are given in.
 5. Saturation: among the results before the first demoted one, no file has
    more than ``per_file`` (not counting definitions the query names or
@@ -35,6 +38,8 @@ Laws:
 """
 
 from __future__ import annotations
+
+import math
 
 import attrs
 from hypothesis import given
@@ -74,6 +79,13 @@ candidates = st.builds(
     vector_rank=st.integers(0, 30),
     symbol_rank=st.integers(0, 30),
     location_rank=st.sampled_from((0, 0, 0, 1, 2)),
+)
+# As the shell gives them: every backend's score for a question, or none (ranks fused).
+_scores = st.none() | st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+candidates = st.builds(
+    lambda c, s: c if s is None else attrs.evolve(c, lexical_score=s[0], vector_score=s[1]),
+    candidates,
+    _scores,
 )
 pools = st.lists(candidates, max_size=12, unique_by=lambda c: c.key)
 QUERY_TEXTS = (
@@ -128,6 +140,39 @@ def test_better_rank_never_lowers(query: str, candidate: Candidate, better: int,
     worse = attrs.evolve(candidate, **{backend: better + 1})
     improved = attrs.evolve(candidate, **{backend: better})
     assert score_candidate(query, improved).score >= score_candidate(query, worse).score
+
+
+scored_backends = st.sampled_from(("lexical_score", "vector_score"))
+
+
+@given(queries, candidates, st.floats(0.0, 1.0), st.floats(0.0, 1.0), scored_backends)
+def test_higher_score_never_lowers(
+    query: str, candidate: Candidate, a: float, b: float, backend: str
+) -> None:
+    """A backend surer of a candidate moves its score up or leaves it (with the other's given)."""
+    low, high = sorted((a, b))
+    other = "vector_score" if backend == "lexical_score" else "lexical_score"
+    given_other = {other: getattr(candidate, other) or 0.0}
+    worse = attrs.evolve(candidate, **{backend: low}, **given_other)
+    better = attrs.evolve(candidate, **{backend: high}, **given_other)
+    assert score_candidate(query, better).score >= score_candidate(query, worse).score
+
+
+@given(st.integers(1, 30), st.integers(1, 30))
+def test_a_question_fuses_scores_not_ranks(lex: int, vec: int) -> None:
+    """A question's candidate the vector search alone found first, by a wide margin, outranks
+    one both backends found at middling ranks, which RRF ranks first."""
+    question = "where is the backoff delay computed"
+    sure = Candidate(
+        "a", "delay", "pkg.utils.delay", "pkg/utils.py", 0, 1, lexical_score=0.0, vector_score=1.0
+    )
+    middling = Candidate(
+        "b", "retry", "pkg.utils.retry", "pkg/utils.py", lex, vec, lexical_score=0.3, vector_score=0.5
+    )
+    assert score_candidate(question, sure).score > score_candidate(question, middling).score
+    ranks_only = [attrs.evolve(c, lexical_score=None, vector_score=None) for c in (sure, middling)]
+    assert score_candidate(question, ranks_only[1]).score > score_candidate(question, ranks_only[0]).score
+    assert math.isclose(score_candidate(question, sure).score, score_candidate(question, ranks_only[0]).score)
 
 
 @given(queries, pools, st.randoms(use_true_random=False))

@@ -67,6 +67,7 @@ _QUOTED_NAME = re.compile(r"`([A-Za-z_$][\w$.]*)(?:\(\))?`")
 _USE_NAME = re.compile(r"\b[Uu]se\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?")
 _TRAILING_COMMENT = re.compile(r"\s+#[^'\"]*$")  # a comment after a signature's colon
 Ranks = tuple[int, int, int]  # (lexical, vector, symbol) rank; 0: absent
+Scores = tuple[float | None, float | None]  # (lexical, vector) normalized score; None: not given
 
 
 def deprecation(
@@ -225,6 +226,28 @@ def inherited_ranks(ranks: Mapping[str, Ranks], replaced_by: Mapping[str, Sequen
                 _better(out[new][2], ranks[old][2]),
             )
     return out
+
+
+def inherited_scores(
+    scores: Mapping[str, Scores], replaced_by: Mapping[str, Sequence[str]]
+) -> dict[str, Scores]:
+    """Each candidate's (lexical, vector) normalized scores, a successor's made as high as those
+    of the definitions it replaces, as :func:`inherited_ranks` does ranks (None: not given,
+    and a successor given none keeps none)."""
+    out = dict(scores)
+    for old in sorted(replaced_by):
+        if old not in scores:
+            continue
+        for new in replaced_by[old]:
+            if new == old or new not in out:
+                continue
+            out[new] = (_higher(out[new][0], scores[old][0]), _higher(out[new][1], scores[old][1]))
+    return out
+
+
+def _higher(a: float | None, b: float | None) -> float | None:
+    # A successor given no scores keeps none: its ranks are fused, as they were.
+    return a if a is None or b is None else max(a, b)
 
 
 def _better(a: int, b: int) -> int:

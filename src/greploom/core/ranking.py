@@ -8,7 +8,11 @@ ever removed; signals only move candidates.
                 + w_lex / (k + symbol_rank) + WORDED_WEIGHT x w_lex / (k + worded_rank)
                 (w from the query type: symbol-like queries lean lexical,
                 questions balanced; symbol_rank is the rank in the lookup
-                of the definitions the query names)
+                of the definitions the query names); for a question in words
+                whose candidates carry both backends' normalized scores, the
+                first two terms are their convex fusion instead
+                (greploom.core.score_fusion) over w_vec x (k + 1): a candidate
+                first with the vector search alone scores as under RRF
     x name    = 1 + NAME_BONUS * (share of query words in the name, qualname and path)
     x defn    = DEFINITION_BOOST when the query names this definition
                 (its name, or a dotted suffix of its qualified name; smart
@@ -67,7 +71,7 @@ import attrs
 
 from greploom.core import legacy
 from greploom.core.code_categories import asked_for, candidate_category, path_category
-from greploom.core.deprecation import inherited_ranks
+from greploom.core.deprecation import inherited_ranks, inherited_scores
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
 from greploom.core.lexical import identifier_parts, identifier_tokens
@@ -76,6 +80,7 @@ from greploom.core.lexical import identifier_parts, identifier_tokens
 # greploom.core.query's; their functions stay importable from here.
 from greploom.core.naming import folds_case, matches_symbol, order_named  # noqa: F401
 from greploom.core.query import Query, QueryKind, as_query, named_symbols, query_kind  # noqa: F401
+from greploom.core.score_fusion import convex_score
 
 NAME_BONUS = 0.5  # a query word found in the name, qualname or path
 DEFINITION_BOOST = 2.0  # the query names this definition outright
@@ -150,6 +155,13 @@ SYMBOL_WEIGHTS = (1.0, 0.3)  # `Session.send`, `parse_url`: names are exact
 # on the code-tuned model (0.7, 1.0) measured NDCG@10 0.792 -> 0.804 on the
 # quality harness, higher on all six code bases; not taken, as the report says.
 NATURAL_WEIGHTS = (1.0, 1.0)
+# (lexical, vector) weights of the convex fusion of a question's normalized scores
+# (greploom.core.score_fusion). Measured on the quality harness (signals, mean NDCG@10):
+# vector weight 0.55 / 0.6 / 0.65 / 0.7: 0.800 / 0.804 / 0.803 / 0.803 (scaled as below);
+# RRF 0.791. Scaled so that the vector's first alone scores 1 / (k + 1), as under RRF (rather
+# than first in both lists 2 / (k + 1): 0.802, module-level names 0.680): the worded lookup's rank
+# term keeps its weight.
+CONVEX_WEIGHTS = (0.4, 0.6)
 
 _UNPLACED = 1 << 30  # sorts after every location rank
 
@@ -176,6 +188,10 @@ class Candidate:
     # A module binding a top-level name whose words a question says (greploom.core.naming.worded),
     # its rank among those.
     worded_rank: int = 0
+    # Each backend's score for it, normalized for this query (greploom.core.score_fusion.ScoreScale;
+    # 0.0: that backend did not find it). None: not given, and the ranks are fused (RRF).
+    lexical_score: float | None = None
+    vector_score: float | None = None
 
 
 @attrs.frozen
@@ -206,10 +222,17 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     kind, words = query.kind, query.words
     w_lex, w_vec = backend_weights(kind)
     base = 0.0
-    if candidate.lexical_rank > 0:
-        base += w_lex / (k + candidate.lexical_rank)
-    if candidate.vector_rank > 0:
-        base += w_vec / (k + candidate.vector_rank)
+    lexical_score, vector_score = candidate.lexical_score, candidate.vector_score
+    if kind is QueryKind.NATURAL and lexical_score is not None and vector_score is not None:
+        # On RRF's scale where the backend that answers questions best says the same: first
+        # with the vector search alone, 1 / (k + 1), so the rank terms below weigh as under RRF.
+        fused = convex_score(lexical_score, vector_score, CONVEX_WEIGHTS)
+        base += fused / (CONVEX_WEIGHTS[1] * (k + 1))
+    else:
+        if candidate.lexical_rank > 0:
+            base += w_lex / (k + candidate.lexical_rank)
+        if candidate.vector_rank > 0:
+            base += w_vec / (k + candidate.vector_rank)
     if candidate.symbol_rank > 0:
         base += w_lex / (k + candidate.symbol_rank)
     if candidate.location_rank > 0:
@@ -306,6 +329,7 @@ def _successors_placed(pool: dict[str, Candidate]) -> dict[str, Candidate]:
         return pool
     ranks = {k: (c.lexical_rank, c.vector_rank, c.symbol_rank) for k, c in pool.items()}
     placed = inherited_ranks(ranks, replaced)
+    scored = inherited_scores({k: (c.lexical_score, c.vector_score) for k, c in pool.items()}, replaced)
     return {
         k: attrs.evolve(
             c,
@@ -313,6 +337,8 @@ def _successors_placed(pool: dict[str, Candidate]) -> dict[str, Candidate]:
             vector_rank=placed[k][1],
             symbol_rank=placed[k][2],
             replaced_by=replaced.get(k, ()),
+            lexical_score=scored[k][0],
+            vector_score=scored[k][1],
         )
         for k, c in pool.items()
     }

@@ -23,6 +23,7 @@ from greploom.core.fusion import rrf_fuse
 from greploom.core.naming import WORDED_MIN, worded
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
+from greploom.core.score_fusion import VECTOR_FLOOR_RANK, ScoreScale
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 from greploom.shell.store_sql import in_chunks
@@ -38,7 +39,8 @@ SUCCESSOR_LOOKUPS = 64  # definitions looked up for the successors deprecated ca
 
 @attrs.frozen
 class SearchHit:
-    """One fused search result: key, RRF score and the rank in each backend (0: absent)."""
+    """One search result: key, score (fused: by rank, or for a question re-ranked from its
+    backends' normalized scores) and the rank in each backend (0: absent)."""
 
     key: str
     score: float
@@ -105,15 +107,38 @@ def ranked_search(
         # Measured on the quality harness: a question fused over 10 candidates per
         # backend ranks better than over 30 (the tails add noise, not answers).
         limit = min(limit, NATURAL_CANDIDATES)
-    lexical = [k for k, _ in store.search_lexical(query.match, limit)]
+    natural = query.kind is QueryKind.NATURAL
+    # Every score a backend gave, by key: a question fuses them (greploom.core.score_fusion).
+    lexical_raw: dict[str, float] = {}
+    similarity: dict[str, float] = {}
+
+    def words(n: int) -> list[tuple[str, float]]:
+        found = store.search_lexical(query.match, n)
+        lexical_raw.update(found)
+        return found
+
+    def nearest(vector: Sequence[float], n: int) -> list[tuple[str, float]]:
+        found = store.search_vector(vector, n)
+        similarity.update((k, 1.0 - distance) for k, distance in found)
+        return found
+
+    lexical = [k for k, _ in words(limit)]
     query_vector = embedder.embed_query(query.text) if embedder else None
-    vector = [k for k, _ in store.search_vector(query_vector, limit)] if query_vector is not None else []
+    vector: list[str] = []
+    vector_scale = ScoreScale(top=0.0)
+    if query_vector is not None:
+        # A question's vector list is read to VECTOR_FLOOR_RANK for its floor; its first
+        # ``limit`` are the candidates.
+        reach = max(limit, VECTOR_FLOOR_RANK) if natural else limit
+        found = nearest(query_vector, reach)
+        vector = [k for k, _ in found[:limit]]
+        vector_scale = ScoreScale.of([1.0 - d for _, d in found], floor_rank=VECTOR_FLOOR_RANK)
+    lexical_scale = ScoreScale.of([lexical_raw[k] for k in lexical])
     described = store.describe(set(lexical) | set(vector))
-    if query.kind is QueryKind.NATURAL:  # tests crowding a list: that backend is asked deeper
-        words = functools.partial(store.search_lexical, query.match)
+    if natural:  # tests crowding a list: that backend is asked deeper
         lexical = _product_deeper(store, lexical, described, query, search=words, limit=limit)
         if query_vector is not None:
-            deeper = functools.partial(store.search_vector, query_vector)
+            deeper = functools.partial(nearest, query_vector)
             vector = _product_deeper(store, vector, described, query, search=deeper, limit=limit)
     # The definitions the query names, looked up by name: BM25 alone can miss
     # them (the symbol query `Flask` did not find class Flask in its top 30:
@@ -132,6 +157,16 @@ def ranked_search(
         binding = {key for key, _line in store.module_name_lines(query.symbols[:NAMED_SYMBOLS])}
     lex_rank = {k: i for i, k in enumerate(lexical, start=1)}
     vec_rank = {k: i for i, k in enumerate(vector, start=1)}
+    fused = natural and query_vector is not None  # scores fused, not ranks
+
+    def scores(key: str) -> tuple[float | None, float | None]:
+        if not fused:
+            return None, None
+        return (
+            lexical_scale.normalize(lexical_raw[key]) if key in lex_rank else 0.0,
+            vector_scale.normalize(similarity[key]) if key in vec_rank else 0.0,
+        )
+
     sym_rank = {k: i for i, k in enumerate(named, start=1)}
     loc_rank = {k: i for i, k in enumerate(located, start=1)}
     _describe_more(store, described, [*named, *located, *worded_rank])
@@ -150,6 +185,7 @@ def ranked_search(
             key in binding,
             replaced.get(key, ()),
             worded_rank.get(key, 0),
+            *scores(key),
         )
         for key, (name, qualname, file, kind) in described.items()
     ]
