@@ -32,9 +32,10 @@ Laws:
    place is the strongest thing a query says.
 9. A deprecated definition whose successor is among the candidates never
    outranks the same definition without one, and ranks below it unless the
-   query names it, points at it or asks about old code ("deprecated",
-   "legacy", "v1"...); the successor's score never falls for it; nothing is
-   removed, and nothing is demoted twice (as a test too).
+   query names it (a symbol or a question naming it), points at it or asks
+   about old code ("deprecated", "legacy", "v1"...), when the successor takes
+   none of its place either; the successor's score never falls for it;
+   nothing is removed, and nothing is demoted twice (as a test too).
 """
 
 from __future__ import annotations
@@ -389,7 +390,9 @@ def test_deprecated_code_with_a_successor_ranks_below_it(
     assert set(after) == {"old", "new"}
     a, b = before["old"], after["old"]
     assert b.score <= a.score and after["new"].score >= before["new"].score
-    named = any(name in ("definition", "location") for name, _ in a.signals)
+    named = any(name in ("definition", "location") for name, _ in a.signals) or any(
+        matches_symbol(s, current.name, current.qualname) for s in named_symbols(query)
+    )
     asks = bool({"deprecated", "legacy"} & set(query.split()))
     penalised = any(name.startswith("penalty:") for name, _ in a.signals)
     if named or asks or penalised:

@@ -229,3 +229,53 @@ def test_tests_crowding_the_candidates_do_not_hide_the_product(tmp_path: Path) -
     assert found.json()["results"][0]["key"] == "function:pkg/headers.py:split_fields"
     asked = cli("query", "which tests parse the header value", "--db", db, "--format", "json").json()
     assert asked["results"][0]["file"] == "tests/test_headers.py"
+
+
+OLD_API = '''import warnings
+from typing import overload
+
+from typing_extensions import deprecated
+
+
+@overload
+def validate_arguments(func: None = None) -> None: ...
+
+
+@overload
+def validate_arguments(func: object) -> object: ...
+
+
+@deprecated("The `validate_arguments` method is deprecated; use `validate_call` instead.")
+def validate_arguments(func=None):
+    """Decorator to validate the arguments passed to a function."""
+    warnings.warn(
+        "The `validate_arguments` method is deprecated; use `validate_call` instead.", DeprecationWarning
+    )
+    return func
+'''
+
+
+def test_an_old_api_kept_twice_gives_way_to_what_replaces_it(tmp_path: Path) -> None:
+    """The deprecation mark on an overloaded definition's implementation names its successor,
+    and the same old API copied into ``v1/`` without a mark gives way to it too; a question
+    asking for the v1 one still gets it."""
+    root = tmp_path / "proj"
+    for tree in ("pkg/deprecated", "pkg/v1"):
+        (root / tree).mkdir(parents=True)
+    (root / "pkg" / "validate_call.py").write_text(
+        'def validate_call(func):\n    """Wrap a function so its call is checked against its hints."""\n'
+        "    return func\n"
+    )
+    (root / "pkg" / "deprecated" / "decorator.py").write_text(OLD_API)
+    (root / "pkg" / "v1" / "decorator.py").write_text(
+        "def validate_arguments(func=None):\n"
+        '    """Decorator to validate the arguments passed to a function."""\n'
+        "    return func\n"
+    )
+    db = tmp_path / "i.db"
+    assert cli("index", root, "--db", db, "--provider", "none").code == 0
+    found = cli("query", "validate the arguments passed to a function", "--db", db, "--format", "json")
+    assert found.code == 0, found.err
+    assert found.json()["results"][0]["key"] == "function:pkg/validate_call.py:validate_call"
+    old = cli("query", "the v1 validate_arguments decorator", "--db", db, "--format", "json").json()
+    assert old["results"][0]["file"] == "pkg/v1/decorator.py"

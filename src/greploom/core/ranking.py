@@ -300,8 +300,8 @@ def rank_candidates(
     name with a candidate in a legacy-looking path (:func:`legacy_suspects`), as
     the shell looked them up; without them only the candidates are compared.
     """
-    unique = _successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)})
     read = as_query(query)
+    unique = _successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)}, read)
     scored = current_over_legacy(read, [_score(read, c, k) for c in unique.values()], namesakes)
     if read.kind is QueryKind.SYMBOL:
         factors = _file_coherence(scored)
@@ -319,11 +319,15 @@ def rank_candidates(
     return saturate(coherent, per_file)
 
 
-def _successors_placed(pool: dict[str, Candidate]) -> dict[str, Candidate]:
+def _successors_placed(pool: dict[str, Candidate], query: Query) -> dict[str, Candidate]:
     """The pool with each deprecated candidate's successors (those in the pool) ranked where
-    it was found, when that is better, and its ``replaced_by`` kept to those present."""
+    it was found, when that is better, and its ``replaced_by`` kept to those present; not
+    for one the query asks for (names it, points at it, asks about old code), which keeps
+    its place and lends none ("the pydantic v1 validate_arguments decorator")."""
     replaced = {
-        k: present for k, c in pool.items() if (present := tuple(s for s in c.replaced_by if s in pool))
+        k: present
+        for k, c in pool.items()
+        if (present := tuple(s for s in c.replaced_by if s in pool)) and not _asked_for_old(query, c)
     }
     if not replaced and not any(c.replaced_by for c in pool.values()):
         return pool
@@ -342,6 +346,16 @@ def _successors_placed(pool: dict[str, Candidate]) -> dict[str, Candidate]:
         )
         for k, c in pool.items()
     }
+
+
+def _asked_for_old(query: Query, candidate: Candidate) -> bool:
+    """Whether the query asks for this deprecated candidate itself: by name, by place, or by
+    asking about old code."""
+    return (
+        candidate.location_rank > 0
+        or bool(query.words & ASKS_FOR_OLD)
+        or any(matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols)
+    )
 
 
 def legacy_suspects(candidates: Iterable[Candidate], limit: int = LEGACY_LOOKUPS) -> tuple[str, ...]:

@@ -16,8 +16,6 @@ import apsw
 import attrs
 
 from greploom.core.candidate_pool import DEEPER, crowded, deepen
-from greploom.core.deprecation import PREFIX as DEPRECATED
-from greploom.core.deprecation import note_of, successor_names
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
 from greploom.core.naming import WORDED_MIN, worded
@@ -26,7 +24,7 @@ from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
 from greploom.core.score_fusion import VECTOR_FLOOR_RANK, ScoreScale
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
-from greploom.shell.store_sql import in_chunks
+from greploom.shell.successors import successors
 
 FETCH_FACTOR = 2  # plain ranking: each backend fetches 2 x top-k candidates before fusion
 CANDIDATES = 30  # signals ranking: candidates per backend, re-ranked before top-k or selection
@@ -34,7 +32,6 @@ NATURAL_CANDIDATES = 10  # ... for questions in words (see ranked_search)
 NAMED_SYMBOLS = 32  # symbols a query may name for the lookup: a pasted file names hundreds
 NAMESAKES = 64  # definitions looked up for the names of candidates in legacy-looking paths
 WORDED_LOOKUPS = 8  # modules a question's words may name by their top-level names
-SUCCESSOR_LOOKUPS = 64  # definitions looked up for the successors deprecated candidates name
 
 
 @attrs.frozen
@@ -231,41 +228,6 @@ def worded_modules(store: IndexStore, query: Query) -> tuple[tuple[str, int], ..
     if imported:
         found = worded(query.words, [r for r in rows if (r[0], r[1]) not in imported])
     return found[:WORDED_LOOKUPS]
-
-
-def successors(
-    store: IndexStore, described: dict[str, tuple[str, str, str, str]]
-) -> dict[str, tuple[str, ...]]:
-    """For each candidate its code marks deprecated, the definitions its note names as its
-    successors (greploom.core.deprecation), added to ``described``: those in its own file,
-    else the one definition of that name in the code base. Most queries have no deprecated
-    candidate and read nothing more than their summaries' mark."""
-    notes: dict[str, tuple[str, ...]] = {}
-    for chunk, marks in in_chunks(sorted(described)):
-        rows = store.conn.execute(
-            f"SELECT key, summary FROM nodes WHERE key IN ({marks}) AND instr(summary, ?) > 0",
-            (*chunk, "\n" + DEPRECATED),
-        )
-        for key, summary in rows:
-            note = note_of(summary)
-            if note is not None and (names := successor_names(note, described[key][0])):
-                notes[key] = names
-    if not notes:
-        return {}
-    wanted = sorted({n for names in notes.values() for n in names})
-    found = store.describe(store.definitions_named(wanted, SUCCESSOR_LOOKUPS))
-    out: dict[str, tuple[str, ...]] = {}
-    for key, names in notes.items():
-        file = described[key][2]
-        for name in names:
-            named = [k for k, d in found.items() if d[0] == name and k != key]
-            local = [k for k in named if found[k][2] == file]
-            chosen = local or (named if len(named) == 1 else [])
-            if chosen:
-                out[key] = (*out.get(key, ()), *chosen)
-    # Only the successors chosen join the candidates (the others were looked up, not found).
-    described.update((k, found[k]) for chosen in out.values() for k in chosen if k not in described)
-    return out
 
 
 def _product_deeper(
