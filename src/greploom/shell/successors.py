@@ -69,9 +69,9 @@ def _own_notes(store: IndexStore, described: Described) -> dict[str, tuple[str, 
     for key, (_name, qualname, file, _kind) in described.items():
         by_place.setdefault((qualname, file), []).append(key)
     notes: dict[str, tuple[str, ...]] = {}
-    for chunk, marks in in_chunks(sorted({qualname for qualname, _file in by_place})):
-        rows = store.conn.execute(
-            f"SELECT qualname, file, summary FROM nodes WHERE qualname IN ({marks}) "
+    for chunk, marks in in_chunks(sorted({file for _qualname, file in by_place})):
+        rows = store.conn.execute(  # by file: the index on (file, line) answers it
+            f"SELECT qualname, file, summary FROM nodes WHERE file IN ({marks}) "
             "AND instr(summary, ?) > 0 ORDER BY key",
             (*chunk, "\n" + DEPRECATED),
         )
@@ -93,17 +93,18 @@ def _namesakes_notes(
     legacy = {k: d for k, d in described.items() if k not in noted and suspect(d[2])}
     if not legacy:
         return {}
-    names = sorted({d[0] for d in legacy.values()})
+    legacy_names = {d[0] for d in legacy.values()}
+    names = sorted(legacy_names)
     marked: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # name -> (file, successor names)
     for chunk, marks in in_chunks(names):
         rows = store.conn.execute(
-            f"SELECT name, file, summary FROM nodes WHERE name IN ({marks}) AND instr(summary, ?) > 0 "
-            "ORDER BY key",
+            f"SELECT name, file, summary FROM nodes WHERE name COLLATE NOCASE IN ({marks}) "
+            "AND instr(summary, ?) > 0 ORDER BY key",
             (*chunk, "\n" + DEPRECATED),
         )
         for name, file, summary in rows:
             note = note_of(summary)
-            if note is not None:
+            if note is not None and name in legacy_names:  # the index folds case; names do not
                 marked.setdefault(name, []).append((file, successor_names(note, name)))
     out: dict[str, tuple[str, ...]] = {}
     for key, (name, _qualname, file, _kind) in legacy.items():
