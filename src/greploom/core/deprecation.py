@@ -38,7 +38,8 @@ is never the definition itself, and inherits a rank only ever for the better.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 PREFIX = "deprecated"  # the summary line: "deprecated: <reason>", or "deprecated" alone
 NOTE_CHARS = 120  # the reason, at most
@@ -68,6 +69,7 @@ _USE_NAME = re.compile(r"\b[Uu]se\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(
 _TRAILING_COMMENT = re.compile(r"\s+#[^'\"]*$")  # a comment after a signature's colon
 Ranks = tuple[int, int, int]  # (lexical, vector, symbol) rank; 0: absent
 Scores = tuple[float | None, float | None]  # (lexical, vector) normalized score; None: not given
+V = TypeVar("V")
 
 
 def deprecation(
@@ -213,19 +215,11 @@ def inherited_ranks(ranks: Mapping[str, Ranks], replaced_by: Mapping[str, Sequen
     ``ranks``: every candidate's (lexical, vector, symbol) ranks; ``replaced_by``: the
     candidates a deprecated one is replaced by. A rank only ever improves (0 is absent).
     """
-    out = dict(ranks)
-    for old in sorted(replaced_by):
-        if old not in ranks:
-            continue
-        for new in replaced_by[old]:
-            if new == old or new not in out:
-                continue
-            out[new] = (
-                _better(out[new][0], ranks[old][0]),
-                _better(out[new][1], ranks[old][1]),
-                _better(out[new][2], ranks[old][2]),
-            )
-    return out
+
+    def better(now: Ranks, old: Ranks) -> Ranks:
+        return (_better(now[0], old[0]), _better(now[1], old[1]), _better(now[2], old[2]))
+
+    return _inherited(ranks, replaced_by, better)
 
 
 def inherited_scores(
@@ -234,14 +228,24 @@ def inherited_scores(
     """Each candidate's (lexical, vector) normalized scores, a successor's made as high as those
     of the definitions it replaces, as :func:`inherited_ranks` does ranks (None: not given,
     and a successor given none keeps none)."""
-    out = dict(scores)
+
+    def higher(now: Scores, old: Scores) -> Scores:
+        return (_higher(now[0], old[0]), _higher(now[1], old[1]))
+
+    return _inherited(scores, replaced_by, higher)
+
+
+def _inherited(
+    values: Mapping[str, V], replaced_by: Mapping[str, Sequence[str]], combine: Callable[[V, V], V]
+) -> dict[str, V]:
+    """Each successor's value combined with those of the candidates it replaces (their own)."""
+    out = dict(values)
     for old in sorted(replaced_by):
-        if old not in scores:
+        if old not in values:
             continue
         for new in replaced_by[old]:
-            if new == old or new not in out:
-                continue
-            out[new] = (_higher(out[new][0], scores[old][0]), _higher(out[new][1], scores[old][1]))
+            if new != old and new in out:
+                out[new] = combine(out[new], values[old])
     return out
 
 
