@@ -241,11 +241,17 @@ tiered_blocks = st.lists(
         relevance=st.floats(0.0, 1.0),
         label=st.just("full"),
         fallbacks=st.lists(
-            st.builds(Rendering, label=st.sampled_from(["summary", "reference"]), text=block_texts),
+            st.builds(
+                Rendering,
+                label=st.sampled_from(["focused", "summary", "reference"]),
+                text=block_texts,
+                essential=st.booleans(),
+            ),
             max_size=2,
         ).map(tuple),
         may_cut=st.booleans(),
         reserved=st.booleans(),
+        essential=st.booleans(),
     ),
     max_size=8,
 )

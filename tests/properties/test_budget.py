@@ -10,8 +10,11 @@ Laws (with an additive counter, one token per character):
    the fallbacks before it did not fit (in the room not held for reserved
    blocks after it); a cut only when none fitted and the block may be cut.
 5. A cut never leaves a code fence open.
-6. Room for the shortest rendering of every reserved block still to come is
-   held: when all of them fit together, none is dropped.
+6. Room for every reserved block still to come is held: its shortest
+   rendering's, raised to its cheapest essential rendering's (a hit's code)
+   for each block in order while the holds fit together. When all the
+   shortest fit together, none is dropped; when all the essential ones do,
+   each is kept with an essential rendering.
 7. Without fallbacks, more budget never packs fewer tokens (metamorphic).
 8. With a price (a block emitted as something else, a JSON result), the
    packing spends each kept block's price, and never over budget.
@@ -66,12 +69,27 @@ def test_order_is_kept(items: list[ContextBlock], budget: int) -> None:
     assert len(packing.blocks) + packing.dropped == len(items)
 
 
-def held_after(items: list[ContextBlock]) -> list[int]:
-    """Per block, the room held for the shortest renderings of the reserved blocks after it."""
-    shortest = [count(SEPARATOR + (b.fallbacks[-1].text if b.fallbacks else b.text)) for b in items]
-    return [
-        sum(shortest[j] for j in range(i + 1, len(items)) if items[j].reserved) for i in range(len(items))
-    ]
+def holds(items: list[ContextBlock], budget: int) -> list[int]:
+    """Per block, the room held for it (law 6): its shortest rendering's, or its cheapest
+    essential one's while all the holds fit the budget."""
+    held = [count(SEPARATOR + renderings(b)[-1][1]) if b.reserved else 0 for b in items]
+    for i, b in enumerate(items):
+        essential = [count(SEPARATOR + text) for text in essential_texts(b)]
+        raised = max(min(essential), held[i]) if essential else held[i]
+        if b.reserved and sum(held) - held[i] + raised <= budget:
+            held[i] = raised
+    return held
+
+
+def held_after(items: list[ContextBlock], budget: int) -> list[int]:
+    """Per block, the room held for the reserved blocks after it."""
+    held = holds(items, budget)
+    return [sum(held[i + 1 :]) for i in range(len(items))]
+
+
+def essential_texts(block: ContextBlock) -> list[str]:
+    own = [block.text] if block.essential else []
+    return own + [r.text for r in block.fallbacks if r.essential]
 
 
 def renderings(block: ContextBlock) -> list[tuple[str, str]]:
@@ -105,7 +123,7 @@ def test_shortcuts_lean_only_on_blocks_kept_whole(items: list[ContextBlock], bud
     packing = pack_blocks(items, budget, count)
     assert packing.tokens_used <= budget or not packing.blocks
     whole: set[str] = set()
-    held = held_after(items)
+    held = held_after(items, budget)
     position_of = {id(b): i for i, b in enumerate(items)}
     used = 0
     for packed in packing.blocks:
@@ -127,7 +145,7 @@ def test_shortcuts_lean_only_on_blocks_kept_whole(items: list[ContextBlock], bud
 def test_dropped_blocks_did_not_fit(items: list[ContextBlock], budget: int) -> None:
     """Nothing is dropped that could have been shown, whole, shorter or as a header."""
     packing = pack_blocks(items, budget, count)
-    held = held_after(items)
+    held = held_after(items, budget)
     used = 0
     kept = iter(packing.blocks)
     current = next(kept, None)
@@ -151,7 +169,7 @@ def test_the_most_detailed_rendering_that_fits(items: list[ContextBlock], budget
     """A long hit becomes its reference only because its whole did not fit, never by whim;
     and room for the reserved blocks after it is what decides "fit"."""
     packing = pack_blocks(items, budget, count)
-    held = held_after(items)
+    held = held_after(items, budget)
     position_of = {id(b): i for i, b in enumerate(items)}
     used = 0
     for packed in packing.blocks:
@@ -173,6 +191,73 @@ def test_reserved_blocks_are_all_named_first(items: list[ContextBlock], budget: 
     packing = pack_blocks(items, budget, count)
     if shortest <= budget:
         assert packing.dropped == 0
+
+
+@st.composite
+def hits(draw: st.DrawFn) -> list[ContextBlock]:
+    """Search hits as answers render them: whole code, focused code, a reference, shortest last."""
+    out = []
+    for i in range(draw(st.integers(1, 6))):
+        whole = draw(st.integers(20, 150))
+        focused = draw(st.integers(8, whole - 1))
+        reference = draw(st.integers(1, focused - 1))
+        out.append(
+            ContextBlock(
+                f"h{i}",
+                "w" * whole,
+                label="full",
+                fallbacks=(
+                    Rendering("focused", "f" * focused, essential=True),
+                    Rendering("reference", "r" * reference),
+                ),
+                may_cut=False,
+                reserved=True,
+                essential=True,
+            )
+        )
+    return out
+
+
+@given(
+    st.one_of(
+        hits(), tiered_blocks.map(lambda bs: [attrs.evolve(b, reserved=True, may_cut=False) for b in bs])
+    ),
+    budgets,
+)
+def test_every_hit_shows_its_code_when_all_can(items: list[ContextBlock], budget: int) -> None:
+    """When every hit's cheapest code fits together, none is shortened below its code for
+    the sake of another's whole: each keeps an essential rendering, or a more detailed one."""
+    assume(all(essential_texts(b) for b in items))
+    shortest = [count(SEPARATOR + renderings(b)[-1][1]) for b in items]
+    cheapest = sum(
+        max(min(count(SEPARATOR + t) for t in essential_texts(b)), short)
+        for b, short in zip(items, shortest, strict=True)
+    )
+    packing = pack_blocks(items, budget, count)
+    if cheapest <= budget:
+        assert packing.dropped == 0
+        for packed in packing.blocks:
+            flags = [packed.block.essential, *(r.essential for r in packed.block.fallbacks)]
+            options = [text for _, text in renderings(packed.block)]
+            last_essential = max(i for i, flag in enumerate(flags) if flag)
+            assert options.index(packed.text) <= last_essential
+
+
+def test_a_later_hit_keeps_its_code_before_the_first_takes_all() -> None:
+    """Two hits, room for both focused but not for the first whole and the second focused:
+    both show focused code rather than the first whole and the second as a reference."""
+
+    def hit(key: str) -> ContextBlock:
+        focused = Rendering("focused", f"## hit: {key}\n" + "f" * 10, essential=True)
+        reference = Rendering("reference", f"## {key}")
+        return ContextBlock(
+            key, f"## hit: {key}\n" + "w" * 50, label="full", fallbacks=(focused, reference),
+            may_cut=False, reserved=True, essential=True,
+        )  # fmt: skip
+
+    packing = pack_blocks([hit("a"), hit("b")], 70, count)
+    assert [p.label for p in packing.blocks] == ["focused", "focused"]
+    assert [p.label for p in pack_blocks([hit("a"), hit("b")], 200, count).blocks] == ["full", "full"]
 
 
 @given(any_blocks, budgets)

@@ -239,7 +239,7 @@ def _focused(
             continue
         seen.add(text)
         shown = attrs.evolve(node, source=text)
-        out.append(Rendering(Detail.FOCUSED.value, render_block(shown, True, via)))
+        out.append(Rendering(Detail.FOCUSED.value, render_block(shown, True, via), essential=True))
     return tuple(out)
 
 
@@ -398,9 +398,19 @@ def context_blocks(
             fallbacks.append(Rendering(Detail.REFERENCE.value, render_block(n, detail=Detail.REFERENCE)))
         may_cut = hit and cut_hits
         reserved = hit and not cut_hits
+        # A hit's code, whole or focused, is what room is held for first (pack_blocks).
+        essential = reserved and label in (Detail.FULL.value, Detail.FOCUSED.value)
         blocks.append(
             ContextBlock(
-                block_key(n), text, n.relevance, label, tuple(fallbacks), may_cut, reserved, shortcuts
+                block_key(n),
+                text,
+                n.relevance,
+                label,
+                tuple(fallbacks),
+                may_cut,
+                reserved,
+                shortcuts,
+                essential,
             )
         )
     return tuple(blocks)
