@@ -12,7 +12,8 @@ Laws (with an additive counter, one token per character):
 5. A cut never leaves a code fence open.
 6. Room for every reserved block still to come is held: its shortest
    rendering's, raised to its cheapest essential rendering's (a hit's code)
-   for each block in order while the holds fit together. When all the
+   for each block in order while the holds fit together (up to the first
+   that does not). When all the
    shortest fit together, none is dropped; when all the essential ones do,
    each is kept with an essential rendering.
 7. Without fallbacks, more budget never packs fewer tokens (metamorphic).
@@ -76,8 +77,9 @@ def holds(items: list[ContextBlock], budget: int) -> list[int]:
     for i, b in enumerate(items):
         essential = [count(SEPARATOR + text) for text in essential_texts(b)]
         raised = max(min(essential), held[i]) if essential else held[i]
-        if b.reserved and sum(held) - held[i] + raised <= budget:
-            held[i] = raised
+        if b.reserved and sum(held) - held[i] + raised > budget:
+            break
+        held[i] = raised
     return held
 
 
