@@ -183,9 +183,10 @@ def _holds(
 ) -> list[int]:
     """The room held for each reserved block while those before it are packed: its shortest
     rendering's, raised to its cheapest essential one's for each block in order while the
-    holds still fit ``available`` together (up to the first that does not) (measured on the quality harness, 1,000 tokens:
-    five hits showing their code, focused, rather than the first whole and the fifth as a
-    reference; hit@1k 0.891 -> 0.899, tokens and every other figure unchanged)."""
+    holds still fit ``available`` together, up to the first that does not. Measured on the
+    quality harness at 1,000 tokens: five hits showing their code, focused, rather than the
+    first whole and the fifth as a reference; hit@1k 0.891 -> 0.899, tokens and every other
+    figure unchanged."""
     held = [cost(b, _renderings(b)[-1], False, False) if b.reserved else 0 for b in blocks]
     total = sum(held)
     for index, block in enumerate(blocks):
