@@ -75,9 +75,11 @@ def holds(items: list[ContextBlock], budget: int) -> list[int]:
     essential one's while all the holds fit the budget."""
     held = [count(SEPARATOR + renderings(b)[-1][1]) if b.reserved else 0 for b in items]
     for i, b in enumerate(items):
+        if not b.reserved:
+            continue
         essential = [count(SEPARATOR + text) for text in essential_texts(b)]
         raised = max(min(essential), held[i]) if essential else held[i]
-        if b.reserved and sum(held) - held[i] + raised > budget:
+        if sum(held) - held[i] + raised > budget:
             break
         held[i] = raised
     return held

@@ -20,7 +20,10 @@ Laws:
 7. What the answer shows is not shown twice: a hit inside a hit shown whole
    above it points to it instead of repeating its code, and a hit holding
    hits shown whole above it leaves their lines out; when the hit leaned on
-   is not kept whole, the other stands on its own.
+   is not kept whole, the other stands on its own. Above a definition's whole
+   code the summary is not repeated (the code's first lines say it); above
+   part of it (focused, members left out) and above a module's text, which
+   is not its file's lines, it is.
 """
 
 from __future__ import annotations
@@ -98,6 +101,17 @@ def test_fence_outlasts_any_backtick_run(node: ExpandedNode) -> None:
         longest = max((len(m) for m in re.findall(r"`+", node.source)), default=0)
         assert fence is not None and len(fence.group(1)) > longest
         assert text.endswith(fence.group(1))
+
+
+@given(nodes, st.sampled_from(("function", "class", "module")), st.booleans())
+def test_the_summary_is_said_once(node: ExpandedNode, kind: str, partial: bool) -> None:
+    """Law 7: whole code or the summary, not both; part of the code and the summary."""
+    node = attrs.evolve(node, ref=attrs.evolve(node.ref, kind=kind), summary="SUMMARY LINE")
+    with_code = render_block(node, include_source=True, partial=partial)
+    without = render_block(node)
+    assert "SUMMARY LINE" in without
+    whole_code = bool(node.source) and not partial and kind != "module"
+    assert ("SUMMARY LINE" in with_code.split("```")[0]) is not whole_code
 
 
 @given(nodes)

@@ -167,11 +167,17 @@ def render_block(
     include_source: bool = False,
     via_name: str | None = None,
     detail: Detail | None = None,
+    *,
+    partial: bool = False,
 ) -> str:
     """The markdown block for one expanded node.
 
     ``detail`` (adaptive context) overrides ``include_source``: FULL shows the
-    source, SUMMARY does not, REFERENCE is the header line alone.
+    source, SUMMARY does not, REFERENCE is the header line alone. Above a
+    definition's whole code, as its file has it, the summary is not repeated
+    (its signature, docstring and calls are the code's first lines: 1,445 ->
+    1,354 tokens an answer on the quality harness, hit@1k 0.899 -> 0.901);
+    above ``partial`` code (focused, or members left out) it says what the rest does.
     """
     ref = node.ref
     place = f"{ref.file}:{ref.line}, stale" if node.stale else f"{ref.file}:{ref.line}"
@@ -186,12 +192,13 @@ def render_block(
         tail = f" ({relation} {via_name})" if via_name else ""
         lines.append(f"{node.summary}{tail}")
         return "\n".join(lines)
-    if node.summary:
+    code = include_source and bool(node.source)
+    if node.summary and not (code and not partial and ref.kind not in _NOT_VERBATIM):
         lines.append(node.summary)
     lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
     if node.relationship is not Relationship.HIT and via_name:
         lines.append(f"{relation} {via_name}")
-    if include_source and node.source:
+    if code and node.source:
         fence = fence_for(node.source)
         lines.append(f"{fence}{language_of(ref.file)}")
         lines.append(node.source.rstrip("\n"))
@@ -239,7 +246,8 @@ def _focused(
             continue
         seen.add(text)
         shown = attrs.evolve(node, source=text)
-        out.append(Rendering(Detail.FOCUSED.value, render_block(shown, True, via), essential=True))
+        rendered = render_block(shown, True, via, partial=True)
+        out.append(Rendering(Detail.FOCUSED.value, rendered, essential=True))
     return tuple(out)
 
 
@@ -306,7 +314,7 @@ def _shortcuts(
     )
     if rest is None:
         return ()
-    rendered = render_block(attrs.evolve(node, source=rest), True, via)
+    rendered = render_block(attrs.evolve(node, source=rest), True, via, partial=True)
     return (Rendering(Detail.FOCUSED.value, rendered, tuple(s.key for s in inner)),)
 
 
