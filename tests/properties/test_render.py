@@ -21,9 +21,10 @@ Laws:
    above it points to it instead of repeating its code, and a hit holding
    hits shown whole above it leaves their lines out; when the hit leaned on
    is not kept whole, the other stands on its own. Above a definition's whole
-   code the summary is not repeated (the code's first lines say it); above
+   code only the summary's lines the code does not say are shown (not its
+   signature; a docstring in the body neither, a JSDoc above it yes); above
    part of it (focused, members left out) and above a module's text, which
-   is not its file's lines, it is.
+   is not its file's lines, the whole summary is.
 """
 
 from __future__ import annotations
@@ -103,15 +104,18 @@ def test_fence_outlasts_any_backtick_run(node: ExpandedNode) -> None:
         assert text.endswith(fence.group(1))
 
 
-@given(nodes, st.sampled_from(("function", "class", "module")), st.booleans())
-def test_the_summary_is_said_once(node: ExpandedNode, kind: str, partial: bool) -> None:
-    """Law 7: whole code or the summary, not both; part of the code and the summary."""
-    node = attrs.evolve(node, ref=attrs.evolve(node.ref, kind=kind), summary="SUMMARY LINE")
-    with_code = render_block(node, include_source=True, partial=partial)
-    without = render_block(node)
-    assert "SUMMARY LINE" in without
-    whole_code = bool(node.source) and not partial and kind != "module"
-    assert ("SUMMARY LINE" in with_code.split("```")[0]) is not whole_code
+@given(nodes, st.sampled_from(("function", "class", "module")), st.booleans(), st.sampled_from(("x", "DOC")))
+def test_the_summary_is_said_once(node: ExpandedNode, kind: str, partial: bool, doc: str) -> None:
+    """Law 7: above whole code, only what the code does not say; above part of it, all."""
+    node = attrs.evolve(node, ref=attrs.evolve(node.ref, kind=kind), summary=f"SIGNATURE\n{doc}")
+    head = render_block(node, include_source=True, partial=partial).split("```")[0]
+    assert f"SIGNATURE\n{doc}" in render_block(node)
+    if node.source and not partial and kind != "module":
+        assert "SIGNATURE" not in head
+        in_code = doc in " ".join(node.source.split())
+        assert (f"\n{doc}\n" in head) is not in_code
+    else:
+        assert f"SIGNATURE\n{doc}" in head
 
 
 @given(nodes)

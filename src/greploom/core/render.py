@@ -48,6 +48,7 @@ from collections.abc import Sequence
 import attrs
 
 from greploom.core.budget import ContextBlock, Packing, Rendering, TokenCounter, pack_blocks
+from greploom.core.deprecation import PREFIX as DEPRECATED
 from greploom.core.doc_files import PROSE_KINDS
 from greploom.core.expand import ExpandedNode, Relationship
 from greploom.core.focus import FocusQuery, Member, focus
@@ -193,7 +194,9 @@ def render_block(
         lines.append(f"{node.summary}{tail}")
         return "\n".join(lines)
     code = include_source and bool(node.source)
-    if node.summary and not (code and not partial and ref.kind not in _NOT_VERBATIM):
+    if node.summary and code and not partial and ref.kind not in _NOT_VERBATIM:
+        lines.extend(unsaid(node.summary, node.source or ""))
+    elif node.summary:
         lines.append(node.summary)
     lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
     if node.relationship is not Relationship.HIT and via_name:
@@ -204,6 +207,27 @@ def render_block(
         lines.append(node.source.rstrip("\n"))
         lines.append(fence)
     return "\n".join(lines)
+
+
+# Summary lines that list what the code itself shows: its calls, members. (Decorators sit
+# above a Python definition's source, outside it: their line is kept.)
+_STRUCTURE_LINES = ("calls: ", "methods: ", "classes: ", "defines: ", "imports: ")
+
+
+def unsaid(summary: str, source: str) -> tuple[str, ...]:
+    """The summary's lines its code does not say: not its signature (the first line) nor its
+    structure, nor a line the code holds, whitespace aside (a Python docstring's excerpt, cut
+    at a word with `` ...``); a JSDoc above the definition, or its decorators, it does not."""
+    flat = " ".join(source.split())
+    out = []
+    for line in summary.split("\n")[1:]:
+        if not line or line.startswith(_STRUCTURE_LINES):
+            continue
+        said = " ".join(line.removesuffix(" ...").split())
+        said = said.removeprefix(DEPRECATED + ": ") if said != DEPRECATED else said
+        if said not in flat:
+            out.append(line)
+    return tuple(out)
 
 
 # A hit whose whole source does not fit may show its focused source in this share
