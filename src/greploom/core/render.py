@@ -1,18 +1,7 @@
 """Rendering: expanded nodes to markdown blocks, each with what it falls back to.
 
-A block reads::
-
-    ## {relationship}: {kind} {qualname} ({file}:{line}[, stale])[ collection: {name}] key: {key}
-    {summary}
-    Defined at {file}:{line}[-{end_line}]
-    {relationship} of {qualname it was reached from}      (expanded nodes only)
-    ```{language}
-    {source}                                              (with include_source)
-    ```
-
-The fence is one backtick longer than the longest backtick run in the
-source (at least three), so source containing fences cannot break out
-(one block's rendering: greploom.core.render_block). A
+One block's text (header, summary, place, fenced code) is
+greploom.core.render_block's. A
 block shown as a reference is its header line alone; a graph neighbour shown
 as its reference (the neighbours of every hit but the first, in the default
 mode) adds the line saying what it relates to (``callee of shop.net.send``).
