@@ -264,13 +264,10 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
         score *= NON_PRODUCT_PENALTY
         signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
-    named = any(name == "definition" for name, _ in signals)
     if (
         candidate.replaced_by
         and not any(name.startswith("penalty:") for name, _ in signals)
-        and candidate.location_rank == 0
-        and not named
-        and not (words & ASKS_FOR_OLD)
+        and not _asked_for_old(query, candidate)
     ):
         score *= DEPRECATED_PENALTY
         signals.append(("penalty:deprecated", DEPRECATED_PENALTY))

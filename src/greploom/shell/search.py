@@ -8,7 +8,6 @@ is the query use case's job.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 
@@ -105,38 +104,32 @@ def ranked_search(
         # backend ranks better than over 30 (the tails add noise, not answers).
         limit = min(limit, NATURAL_CANDIDATES)
     natural = query.kind is QueryKind.NATURAL
-    # Every score a backend gave, by key: a question fuses them (greploom.core.score_fusion).
+    # Every BM25 score the lexical searches gave, by key: a question fuses the backends' scores
+    # (greploom.core.score_fusion).
     lexical_raw: dict[str, float] = {}
-    similarity: dict[str, float] = {}
 
     def words(n: int) -> list[tuple[str, float]]:
         found = store.search_lexical(query.match, n)
         lexical_raw.update(found)
         return found
 
-    def nearest(vector: Sequence[float], n: int) -> list[tuple[str, float]]:
-        found = store.search_vector(vector, n)
-        similarity.update((k, 1.0 - distance) for k, distance in found)
-        return found
-
     lexical = [k for k, _ in words(limit)]
     query_vector = embedder.embed_query(query.text) if embedder else None
-    vector: list[str] = []
-    vector_scale = ScoreScale(top=0.0)
+    found: list[tuple[str, float]] = []
     if query_vector is not None:
-        # A question's vector list is read to VECTOR_FLOOR_RANK for its floor; its first
-        # ``limit`` are the candidates.
-        reach = max(limit, VECTOR_FLOOR_RANK) if natural else limit
-        found = nearest(query_vector, reach)
-        vector = [k for k, _ in found[:limit]]
-        vector_scale = ScoreScale.of([1.0 - d for _, d in found], floor_rank=VECTOR_FLOOR_RANK)
+        # A question's vector list is read once, to its floor (VECTOR_FLOOR_RANK) and as deep
+        # as tests crowding it may ask; its first ``limit`` are the candidates.
+        reach = max(limit * DEEPER, VECTOR_FLOOR_RANK) if natural else limit
+        found = store.search_vector(query_vector, reach)
+    vector = [k for k, _ in found[:limit]]
+    similarity = {k: 1.0 - distance for k, distance in found}
+    vector_scale = ScoreScale.of(list(similarity.values()), floor_rank=VECTOR_FLOOR_RANK)
     lexical_scale = ScoreScale.of([lexical_raw[k] for k in lexical])
     described = store.describe(set(lexical) | set(vector))
     if natural:  # tests crowding a list: that backend is asked deeper
         lexical = _product_deeper(store, lexical, described, query, search=words, limit=limit)
         if query_vector is not None:
-            deeper = functools.partial(nearest, query_vector)
-            vector = _product_deeper(store, vector, described, query, search=deeper, limit=limit)
+            vector = _product_deeper(store, vector, described, query, search=lambda n: found[:n], limit=limit)
     # The definitions the query names, looked up by name: BM25 alone can miss
     # them (the symbol query `Flask` did not find class Flask in its top 30:
     # the word is in most of flask's rows, so its IDF is nil, and the class's
