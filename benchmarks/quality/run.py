@@ -36,8 +36,10 @@ signals), hit within budget (a target's block, with its source when the CPG
 has source, not cut and not as a one-line reference, is in the packed
 context at 1k/2k/4k tokens; fixed modes pack
 top-5 hits expanded one hop, as `greploom query` does by default: the hits'
-code, focused when whole does not fit, the neighbours' summaries), mean tokens per query and per hit
-at 2k, mean query latency (search + context at 2k, warm).
+code, focused when whole does not fit, the neighbours' summaries), the answer read from
+the top (a 4k answer whose first target's code ends within its first 1k / 2k tokens, as
+the external benchmark scores), mean tokens per query and per hit at 2k and per query at
+4k, mean query latency (search + context at 2k, warm).
 """
 
 from __future__ import annotations
@@ -312,16 +314,35 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
         "latency": latency,
     }
     by_key = {n.ref.key: n for n in nodes}
-    for budget in BUDGETS:
-        pack = packing if budget == 2000 else runner.context(mode, ranked, budget, query["query"])[0]
-        out[f"hit{budget}"] = any(
+
+    def shows(p: PackedBlock, pack: Packing) -> bool:
+        return (
             bool(answers.matched(runner.qualnames.get(p.block.key, ""), runner.spans.get(p.block.key)))
             and not p.cut
             and p.label != "reference"
             and (by_key[p.block.key].source is None or "```" in p.text or _inside_whole(runner, p, pack))
-            for p in pack.blocks
         )
+
+    for budget in BUDGETS:
+        pack = packing if budget == 2000 else runner.context(mode, ranked, budget, query["query"])[0]
+        out[f"hit{budget}"] = any(shows(p, pack) for p in pack.blocks)
+        if budget == PREFIX_BUDGET:
+            # How an agent reads an answer, and how the external benchmark scores one: from
+            # the top, so what counts is how far into it the answering code ends.
+            end = next((_end_of(p, pack) for p in pack.blocks if shows(p, pack)), None)
+            for cut in PREFIXES:
+                out[f"first{cut}"] = end is not None and end <= cut
+            out["tokens_wide"] = pack.tokens_used
     return out
+
+
+PREFIX_BUDGET = 4000  # the answer read from the top ...
+PREFIXES = (1000, 2000)  # ... for the answering code within its first tokens
+
+
+def _end_of(packed: PackedBlock, packing: Packing) -> int:
+    """How many tokens of the packed answer lie up to the end of a block."""
+    return count_tokens(packing.text[: packing.text.index(packed.text) + len(packed.text)])
 
 
 def _inside_whole(runner: Runner, packed: PackedBlock, packing: Packing) -> bool:
@@ -343,7 +364,10 @@ def _inside_whole(runner: Runner, packed: PackedBlock, packing: Packing) -> bool
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
-    keys = ("ndcg10", "r1", "r5", "r10", "mrr", "hit1000", "hit2000", "hit4000", "tokens", "latency")
+    keys = (
+        *("ndcg10", "r1", "r5", "r10", "mrr", "hit1000", "hit2000", "hit4000"),
+        *("first1000", "first2000", "tokens", "tokens_wide", "latency"),
+    )
     agg = {k: statistics.fmean(float(r[k]) for r in rows) for k in keys}
     hits = sum(r["hit2000"] for r in rows)
     agg["tokens_per_hit"] = sum(r["tokens"] for r in rows) / hits if hits else float("inf")
@@ -439,8 +463,11 @@ COLUMNS = (
     ("hit@1k", "hit1000", "{:.2f}"),
     ("hit@2k", "hit2000", "{:.2f}"),
     ("hit@4k", "hit4000", "{:.2f}"),
+    ("4k: 1k", "first1000", "{:.2f}"),
+    ("4k: 2k", "first2000", "{:.2f}"),
     ("tokens", "tokens", "{:.0f}"),
     ("tok/hit", "tokens_per_hit", "{:.0f}"),
+    ("tokens at 4k", "tokens_wide", "{:.0f}"),
     ("ms", "latency", "{:.1f}"),
 )
 

@@ -25,6 +25,10 @@ Laws:
    signature; a docstring in the body neither, a JSDoc above it yes); above
    part of it (focused, members left out) and above a module's text, which
    is not its file's lines, the whole summary is.
+8. In the default mode a hit's code never takes more than its rank's ceiling
+   (``HIT_CEILINGS``: the first hit's, then every later hit's), whatever the
+   budget: past it the hit shows its focused code. With ``--include-source``
+   (``SourceMode.ALL``) only the budget's shares bound it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
 from greploom.core.focus import FocusQuery
 from greploom.core.render import (
+    HIT_CEILINGS,
+    HIT_SHARES,
     Detail,
     SourceMode,
     assemble_context,
@@ -260,9 +266,14 @@ TOTAL_SOURCE = "def total(self):\n    return sum(self.items)"
 TOTAL = _hit("function:Cart.total", "shop.cart.Cart.total", 12, TOTAL_SOURCE)
 
 
+def _tokens(text: str) -> int:
+    """About a cl100k token per four characters: what the ceilings of law 8 are counted in."""
+    return -(-len(text) // 4)
+
+
 def test_a_method_below_its_class_shown_whole_points_to_it() -> None:
     """Law 7: the method's code is in the class above."""
-    packing = assemble_context([CART, TOTAL], 2000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    packing = assemble_context([CART, TOTAL], 2000, _tokens, SourceMode.HITS, focus_on=FocusQuery.of("total"))
     cart, total = packing.blocks
     assert cart.label == Detail.FULL.value and "```" in cart.text
     assert total.label == Detail.SUMMARY.value and "```" not in total.text
@@ -271,7 +282,7 @@ def test_a_method_below_its_class_shown_whole_points_to_it() -> None:
 
 def test_a_class_below_its_method_leaves_the_method_out() -> None:
     """Law 7: the class shows the rest of its code, the method's lines named by their marker."""
-    packing = assemble_context([TOTAL, CART], 8000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    packing = assemble_context([TOTAL, CART], 8000, _tokens, SourceMode.HITS, focus_on=FocusQuery.of("total"))
     total, cart = packing.blocks
     assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
     assert cart.label == Detail.FOCUSED.value
@@ -298,3 +309,28 @@ def test_a_module_is_never_leaned_on() -> None:
     packing = assemble_context([module, TOTAL], 8000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
     _, total = packing.blocks
     assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
+
+
+def _long_hit(key: str, line: int, lines: int) -> ExpandedNode:
+    body = "\n".join(f"    step_{i} = compute(step_{i - 1}, {i})  # stage {i}" for i in range(lines))
+    return _hit(key, f"shop.cart.{key}", line, f"def {key}(items):\n{body}\n    return total")
+
+
+@given(st.integers(40, 400), st.integers(40, 400), st.integers(2_500, 60_000))
+def test_a_hit_s_code_stays_under_its_ceiling(first: int, second: int, budget: int) -> None:
+    """Law 8: a long hit is focused under its ceiling whatever the budget; with all code, its share."""
+    hits = [_long_hit("first", 10, first), _long_hit("second", 1000, second)]
+    query = FocusQuery.of("total")
+    default = assemble_context(hits, budget, _tokens, SourceMode.HITS, focus_on=query)
+    for rank, (block, hit) in enumerate(zip(default.blocks, hits, strict=True)):
+        ceiling = HIT_CEILINGS[min(rank, len(HIT_CEILINGS) - 1)]
+        whole = _tokens(render_block(hit, True))
+        assert block.label == (Detail.FULL.value if whole <= ceiling else Detail.FOCUSED.value)
+        assert block.tokens <= ceiling and "```" in block.text
+        assert "return total" in block.text  # the line the query's word is on
+    every = assemble_context(hits, budget, _tokens, SourceMode.ALL, focus_on=query)
+    for rank, (block, hit) in enumerate(zip(every.blocks, hits, strict=True)):
+        share = budget * HIT_SHARES[min(rank, len(HIT_SHARES) - 1)]
+        whole = _tokens(render_block(hit, True))
+        assert block.label == (Detail.FULL.value if whole <= share else Detail.FOCUSED.value)
+        assert block.tokens <= max(share, whole if whole <= share else 0)
