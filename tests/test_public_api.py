@@ -14,7 +14,7 @@ def test_every_exported_name_resolves() -> None:
         assert getattr(greploom, name) is not None, name
     assert greploom.EmbeddingClient.__name__ == "Embedder"
     config = greploom.GrepLoomConfig.from_env({"GREPLOOM_BUDGET": "1234"})
-    assert config.budget == 1234 and config.top_k == 5
+    assert config.budget == 1234 and config.top_k == 10
 
 
 def test_import_is_light() -> None:

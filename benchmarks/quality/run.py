@@ -35,8 +35,9 @@ Metrics: NDCG@10, recall@1/5/10, MRR (ranked list; adaptive ranks as
 signals), hit within budget (a target's block, with its source when the CPG
 has source, not cut and not as a one-line reference, is in the packed
 context at 1k/2k/4k tokens; fixed modes pack
-top-5 hits expanded one hop, as `greploom query` does by default: the hits'
-code, focused when whole does not fit, the neighbours' summaries), the answer read from
+top-10 hits, the first three expanded one hop, as `greploom query` does by default: the
+first two hits' code, focused when whole does not fit, the later hits' definition line and
+the lines that answer, the neighbours' summaries and references), the answer read from
 the top (a 4k answer whose first target's code ends within its first 1k / 2k tokens, as
 the external benchmark scores), mean tokens per query and per hit at 2k and per query at
 4k, mean query latency (search + context at 2k, warm).
@@ -67,7 +68,7 @@ from greploom.core.adaptive import CEILING, select
 from greploom.core.budget import PackedBlock, Packing
 from greploom.core.cpg import CpgGraph
 from greploom.core.errors import EmbedderError
-from greploom.core.expand import expand_hits
+from greploom.core.expand import SEARCH_REACH, expand_hits
 from greploom.core.focus import FocusQuery
 from greploom.core.fusion import rrf_fuse
 from greploom.core.lexical import fts_match_expression
@@ -84,7 +85,8 @@ from greploom.shell.tokens import count_tokens
 HERE = Path(__file__).resolve().parent
 ALL_MODES = ("bm25", "lexical", "vector", "hybrid", "signals", "adaptive")
 BUDGETS = (1000, 2000, 4000)
-TOP_K = 5  # fixed-context modes pack this many hits
+TOP_K = 10  # fixed-context modes pack this many hits, as `greploom query` does by default
+HYBRID_DEPTH = 10  # each list RRF fuses in `hybrid` mode (twice the top 5 it packed before)
 DEPTH = 1
 SELECT_OPTIONS: dict[str, float] = {}  # --temperature / --mass, for calibration runs
 # --model-dir: a directory with model.onnx and tokenizer.json (GREPLOOM_LOCAL_MODEL_DIR's
@@ -209,8 +211,8 @@ class Runner:
         if mode == "vector":
             return [(k, 1 - d) for k, d in self.store.search_vector(self.embedder.embed_query(text), 10)]
         if mode == "hybrid":
-            lex = [k for k, _ in self.store.search_lexical(fts_match_expression(text), 2 * TOP_K)]
-            vec = [k for k, _ in self.store.search_vector(self.embedder.embed_query(text), 2 * TOP_K)]
+            lex = [k for k, _ in self.store.search_lexical(fts_match_expression(text), HYBRID_DEPTH)]
+            vec = [k for k, _ in self.store.search_vector(self.embedder.embed_query(text), HYBRID_DEPTH)]
             return [(f.key, f.score) for f in rrf_fuse([lex, vec])]
         hits = ranked_search(self.store, text, CANDIDATES, self.embedder)
         return [(h.key, h.score) for h in hits]
@@ -219,7 +221,7 @@ class Runner:
         keep = TOP_K
         if mode == "adaptive":
             keep = select([s for _, s in ranked[:CEILING]], **SELECT_OPTIONS).kept
-        nodes = expand_hits([k for k, _ in ranked[:keep]], self.graph, DEPTH)
+        nodes = expand_hits([k for k, _ in ranked[:keep]], self.graph, DEPTH, reach=SEARCH_REACH)
         focus_on = FocusQuery.of(query) if FOCUS["on"] else None
         # The default answer of `greploom query`: the hits' code (focused when a whole
         # definition does not fit), the neighbours' summaries.
@@ -320,7 +322,7 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
             bool(answers.matched(runner.qualnames.get(p.block.key, ""), runner.spans.get(p.block.key)))
             and not p.cut
             and p.label != "reference"
-            and (by_key[p.block.key].source is None or "```" in p.text or _inside_whole(runner, p, pack))
+            and (by_key[p.block.key].source is None or _code_shown(p) or _inside_whole(runner, p, pack))
         )
 
     for budget in BUDGETS:
@@ -334,6 +336,18 @@ def evaluate(runner: Runner, mode: str, query: dict[str, Any]) -> dict[str, Any]
                 out[f"first{cut}"] = end is not None and end <= cut
             out["tokens_wide"] = pack.tokens_used
     return out
+
+
+def _code_shown(packed: PackedBlock) -> bool:
+    """Whether a block shows code: whole, or focused on more than its definition line (a
+    block whose code is its first line and elided runs names no more than its signature)."""
+    if "```" not in packed.text:
+        return False
+    if packed.label != "focused":
+        return True
+    code = packed.text.split("```", 1)[1].split("\n")[1:]
+    said = [line for line in code if line.strip() and not line.strip().startswith(("...", "```"))]
+    return len(said) > 1
 
 
 PREFIX_BUDGET = 4000  # the answer read from the top ...

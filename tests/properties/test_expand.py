@@ -11,6 +11,10 @@ Laws:
 5. The result (keys, relevance, relationship, hops) does not depend on the
    order of the hits.
 6. More depth never lowers a node's relevance nor loses a node (metamorphic).
+7. With ``reach``, only the first ``reach`` hits are expanded, the others
+   stand alone: every hit is there, as a hit; nothing else is but what the
+   first ones reach (never through a later hit, so never more relevant than
+   when they are all the hits); with every hit within reach, as without it.
 
 The graphs are programs' (tests.properties.strategies) with doc sections
 linked to their code both ways (``mentions``, ``documented_by``), so the
@@ -141,3 +145,24 @@ def test_more_depth_never_loses(case: tuple[dict[str, NodeContext], list[str]], 
     shallow = {n.ref.key: n.relevance for n in expand_hits(hits, graph, depth)}
     deep = {n.ref.key: n.relevance for n in expand_hits(hits, graph, depth + 1)}
     assert all(deep[k] >= r for k, r in shallow.items())
+
+
+@given(graphs_with_hits(), st.integers(0, 3), st.integers(0, 6))
+def test_reach_expands_the_first_hits_only(
+    case: tuple[dict[str, NodeContext], list[str]], depth: int, reach: int
+) -> None:
+    """A search shows its later hits alone: their neighbours are not the answer's."""
+    graph, hits = case
+    nodes = expand_hits(hits, graph, depth, reach=reach)
+    first = {n.ref.key: n for n in expand_hits(hits[:reach], graph, depth)}
+    assert [n.ref.key for n in nodes if n.relationship is Relationship.HIT] == [
+        n.ref.key for n in expand_hits(hits, graph, 0)
+    ]
+    others = {n.ref.key: n for n in nodes if n.relationship is not Relationship.HIT}
+    assert set(others) <= set(first) - set(hits)
+    assert all(n.relevance <= first[k].relevance for k, n in others.items())
+    assert all(n.via in first for n in others.values())
+    if reach == 0:
+        assert not others
+    if reach >= len(hits):
+        assert _facts(nodes) == _facts(expand_hits(hits, graph, depth))

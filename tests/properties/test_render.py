@@ -20,15 +20,17 @@ Laws:
 7. What the answer shows is not shown twice: a hit inside a hit shown whole
    above it points to it instead of repeating its code, and a hit holding
    hits shown whole above it leaves their lines out; when the hit leaned on
-   is not kept whole, the other stands on its own. Above a definition's whole
-   code only the summary's lines the code does not say are shown (not its
+   is not kept whole, the other stands on its own. Above a definition's code
+   only the summary's lines the code shown does not say are shown (not its
    signature; a docstring in the body neither, a JSDoc above it yes); above
-   part of it (focused, members left out) and above a module's text, which
-   is not its file's lines, the whole summary is.
+   part of it (focused, members left out) its structure lines too (calls,
+   methods: what the elided lines hold); above a module's text, which is not
+   its file's lines, the whole summary; above a brief hit's lines, none.
 8. In the default mode a hit's code never takes more than its rank's ceiling
-   (``HIT_CEILINGS``: the first hit's, then every later hit's), whatever the
-   budget: past it the hit shows its focused code. With ``--include-source``
-   (``SourceMode.ALL``) only the budget's shares bound it.
+   (``HIT_CEILINGS``: by rank, the last for every later hit), whatever the
+   budget: past it the hit shows its focused code, from the third hit on
+   briefly (``BRIEF_FROM``: no summary), else its summary. With
+   ``--include-source`` (``SourceMode.ALL``) only the budget's shares bound it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from greploom.core.budget import fence_state
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
 from greploom.core.focus import FocusQuery
 from greploom.core.render import (
+    BRIEF_FROM,
     HIT_CEILINGS,
     HIT_SHARES,
     Detail,
@@ -110,18 +113,31 @@ def test_fence_outlasts_any_backtick_run(node: ExpandedNode) -> None:
         assert text.endswith(fence.group(1))
 
 
-@given(nodes, st.sampled_from(("function", "class", "module")), st.booleans(), st.sampled_from(("x", "DOC")))
-def test_the_summary_is_said_once(node: ExpandedNode, kind: str, partial: bool, doc: str) -> None:
-    """Law 7: above whole code, only what the code does not say; above part of it, all."""
-    node = attrs.evolve(node, ref=attrs.evolve(node.ref, kind=kind), summary=f"SIGNATURE\n{doc}")
-    head = render_block(node, include_source=True, partial=partial).split("```")[0]
-    assert f"SIGNATURE\n{doc}" in render_block(node)
-    if node.source and not partial and kind != "module":
+@given(
+    nodes,
+    st.sampled_from(("function", "class", "module")),
+    st.booleans(),
+    st.sampled_from(("x", "DOC")),
+    st.booleans(),
+)
+def test_the_summary_is_said_once(
+    node: ExpandedNode, kind: str, partial: bool, doc: str, brief: bool
+) -> None:
+    """Law 7: above code, only what the code shown does not say; above part of it, its structure
+    too; above a module's text, all; above a brief hit's lines, nothing."""
+    summary = f"SIGNATURE\n{doc}\ncalls: helper"
+    node = attrs.evolve(node, ref=attrs.evolve(node.ref, kind=kind), summary=summary)
+    head = render_block(node, include_source=True, partial=partial, brief=brief).split("```")[0]
+    assert summary in render_block(node)
+    if node.source and brief:
+        assert "SIGNATURE" not in head and "calls: helper" not in head and f"\n{doc}\n" not in head
+    elif node.source and kind != "module":
         assert "SIGNATURE" not in head
         in_code = doc in " ".join(node.source.split())
         assert (f"\n{doc}\n" in head) is not in_code
+        assert ("calls: helper" in head) is partial
     else:
-        assert f"SIGNATURE\n{doc}" in head
+        assert summary in head
 
 
 @given(nodes)
@@ -292,8 +308,9 @@ def test_a_class_below_its_method_leaves_the_method_out() -> None:
 
 def test_a_shortcut_is_passed_over_when_the_block_it_leans_on_is_not_whole() -> None:
     """Law 7: with the class shortened to fit, the method shows its own code."""
-    budget = len(render_block(CART, detail=Detail.SUMMARY)) + len(render_block(TOTAL, True)) + 80
-    packing = assemble_context([CART, TOTAL], budget, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
+    budget = 4 * _tokens(render_block(TOTAL, True)) + 8  # the method within its share, the class not
+    query = FocusQuery.of("total")
+    packing = assemble_context([CART, TOTAL], budget, _tokens, SourceMode.HITS, focus_on=query)
     cart, total = packing.blocks
     assert cart.label != Detail.FULL.value
     assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
@@ -313,13 +330,15 @@ def test_a_module_is_never_leaned_on() -> None:
 
 def _long_hit(key: str, line: int, lines: int) -> ExpandedNode:
     body = "\n".join(f"    step_{i} = compute(step_{i - 1}, {i})  # stage {i}" for i in range(lines))
-    return _hit(key, f"shop.cart.{key}", line, f"def {key}(items):\n{body}\n    return total")
+    hit = _hit(key, f"shop.cart.{key}", line, f"def {key}(items):\n{body}\n    return total")
+    return attrs.evolve(hit, summary=f"def {key}(items)\nRuns the pipeline.")
 
 
-@given(st.integers(40, 400), st.integers(40, 400), st.integers(2_500, 60_000))
-def test_a_hit_s_code_stays_under_its_ceiling(first: int, second: int, budget: int) -> None:
-    """Law 8: a long hit is focused under its ceiling whatever the budget; with all code, its share."""
-    hits = [_long_hit("first", 10, first), _long_hit("second", 1000, second)]
+@given(st.lists(st.integers(40, 400), min_size=2, max_size=4), st.integers(2_500, 60_000))
+def test_a_hit_s_code_stays_under_its_ceiling(sizes: list[int], budget: int) -> None:
+    """Law 8: a long hit is focused under its ceiling whatever the budget, from the third on
+    without its summary; with all code, its share bounds it."""
+    hits = [_long_hit(f"step{rank}", 1000 * rank + 10, size) for rank, size in enumerate(sizes)]
     query = FocusQuery.of("total")
     default = assemble_context(hits, budget, _tokens, SourceMode.HITS, focus_on=query)
     for rank, (block, hit) in enumerate(zip(default.blocks, hits, strict=True)):
@@ -328,8 +347,10 @@ def test_a_hit_s_code_stays_under_its_ceiling(first: int, second: int, budget: i
         assert block.label == (Detail.FULL.value if whole <= ceiling else Detail.FOCUSED.value)
         assert block.tokens <= ceiling and "```" in block.text
         assert "return total" in block.text  # the line the query's word is on
-    every = assemble_context(hits, budget, _tokens, SourceMode.ALL, focus_on=query)
-    for rank, (block, hit) in enumerate(zip(every.blocks, hits, strict=True)):
+        brief = block.label == Detail.FOCUSED.value and rank >= BRIEF_FROM
+        assert ("Runs the pipeline." in block.text) is not brief  # what its code does not say
+    every = assemble_context(hits[:2], budget, _tokens, SourceMode.ALL, focus_on=query)
+    for rank, (block, hit) in enumerate(zip(every.blocks, hits[:2], strict=True)):
         share = budget * HIT_SHARES[min(rank, len(HIT_SHARES) - 1)]
         whole = _tokens(render_block(hit, True))
         assert block.label == (Detail.FULL.value if whole <= share else Detail.FOCUSED.value)

@@ -38,7 +38,8 @@ def test_query_context_answers_a_question(indexed: Path) -> None:
     assert run.code == 0, run.err
     header, body = run.out.split("\n\n", 1)
     assert header.startswith("# greploom: hybrid search | ")
-    assert f"/8192 tokens | truncated: no | dropped: 0 | embedder: local:{LOCAL_MODEL}" in header
+    assert "/8192 tokens | truncated: no | dropped: 0 | " in header
+    assert f" | embedder: local:{LOCAL_MODEL} | " in header
     assert body.startswith("## hit: function shop.net.backoff_delay (shop/net.py:8)")
     assert "Compute the retry backoff delay for an attempt number." in body
 

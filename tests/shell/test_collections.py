@@ -89,10 +89,10 @@ def test_query_two_collections_is_one_answer(space: Path) -> None:
     assert blocks and all(" collection: js " in b or " collection: shop " in b for b in blocks)
     assert {" collection: js " in b for b in blocks} == {True, False}  # both collections answer
     assert count_tokens(text.out) <= budget
-    # A JSON result carries its structure: the same five hits need more room as JSON.
-    envelope = cli(*args, "--budget", 2 * budget, "--format", "json").json()
+    # A JSON result carries its structure: the same ten hits need more room as JSON.
+    envelope = cli(*args, "--budget", 3 * budget, "--format", "json").json()
     meta, results = envelope["metadata"], envelope["results"]
-    assert meta["tokens_used"] <= 2 * budget
+    assert meta["tokens_used"] <= 3 * budget
     assert [c["name"] for c in meta["collections"]] == ["js", "shop"]
     assert {r["collection"] for r in results} == {"js", "shop"}
     hits = [r for r in results if r["relationship"] == "hit"]

@@ -55,6 +55,7 @@ from greploom.core.render_block import (
 )
 
 __all__ = [
+    "BRIEF_FROM",
     "FOCUS_SHARES",
     "HIT_CEILINGS",
     "HIT_SHARES",
@@ -101,16 +102,40 @@ def source_mode(include_source: bool | SourceMode) -> SourceMode:
 FOCUS_SHARES = (0.5, 0.25)
 HIT_SHARES = (0.5, 0.25)  # the most a hit's code may take, by its rank among the hits
 # ... and in the default answer (SourceMode.HITS) never more than these many tokens,
-# whatever the budget: a budget is a ceiling, not a target, and an agent reads the
-# answer from the top, so a 1,500-line class given half of an 8,192-token budget
-# pushes the next hits out of sight. Past it a hit shows its focused code and its
-# elided runs named, whole by key (`--node`). Measured on the quality harness (371
-# queries, a 4,000-token answer: the first target's code within its first 1,000 /
-# 2,000 tokens): no ceiling 0.790 / 0.887 in 1,687 tokens; 1,000 / 500: 0.857 / 0.900
-# in 1,521; 800 / 400: 0.868 / 0.900 in 1,453; 600 / 300: 0.881 / 0.900 in 1,406;
-# 500 / 250: 0.881 / 0.898 in 1,364. `--include-source` keeps the shares alone.
-HIT_CEILINGS = (600, 300)
+# by rank (the last for every later hit), whatever the budget: a budget is a ceiling,
+# not a target, and an agent reads the answer from the top, so a 1,500-line class
+# given half of an 8,192-token budget pushes the next hits out of sight. Past it a
+# hit shows its focused code, its elided runs named, whole by key (`--node`); when no
+# focused code fits, its summary. From the third hit on a hit is brief
+# (``BRIEF_FROM``): its definition line and the lines that answer, no summary, as a
+# chunk-based search shows ten places. Measured on the quality harness (mean over the
+# 11 code bases; hit@1k / hit@2k at 2,000 tokens, tokens an answer there, and the
+# answer read from the top: a 4,000-token answer's first target within its first
+# 1,000 / 2,000 tokens):
+#
+#   5 hits, no ceiling            0.901 / 0.903  1,365   0.792 / 0.888  1,687 at 4k
+#   5 hits, 600 / 300             0.901 / 0.903  1,271   0.885 / 0.903  1,358
+#   10 hits, 600 / 300 x4 / 100   0.899 / 0.941  1,733   0.898 / 0.941  2,040 (all expanded)
+#   10 hits, 600 / 300 / 100      0.915 / 0.938  1,355   0.918 / 0.938  1,410 (first 3
+#                                                         expanded: greploom.core.expand)
+#   ... its summary past it       0.919 / 0.936  1,338   0.918 / 0.936  1,371 (kept)
+#   10 hits, 600 / 100            0.933 / 0.935  1,288   0.930 / 0.935  1,334
+#   10 hits, 600 / 300 / 150      0.917 / 0.941  1,539   0.904 / 0.941  1,611
+#
+# The second hit keeps 300 tokens: the first is right for 71% of queries only.
+# `--include-source` keeps the shares alone.
+HIT_CEILINGS = (600, 300, 100)
+BRIEF_FROM = 2  # the rank (from 0) from which a hit is brief
 _FENCE_COST = 8  # the fence lines and their language hint, in tokens, at most
+
+
+def _cap(mode: SourceMode, rank: int, budget: int) -> float:
+    """The share of the budget a hit's code may take at its rank (from 0), under its ceiling in
+    the default mode."""
+    cap = HIT_SHARES[min(rank, len(HIT_SHARES) - 1)]
+    if mode is SourceMode.HITS:
+        cap = min(cap, HIT_CEILINGS[min(rank, len(HIT_CEILINGS) - 1)] / budget)
+    return cap
 
 
 def _focused(
@@ -121,11 +146,13 @@ def _focused(
     count: TokenCounter,
     *,
     shares: Sequence[float] = FOCUS_SHARES,
+    brief: bool = False,
 ) -> tuple[Rendering, ...]:
     """The focused renderings of a hit, largest first, each a new rendering or none."""
     if not node.source:
         return ()
-    base = count(render_block(node, via_name=via, detail=Detail.SUMMARY))
+    said = attrs.evolve(node, summary="") if brief else node  # a brief block says no summary
+    base = count(render_block(said, via_name=via, detail=Detail.SUMMARY))
     members = tuple(Member(m.line, m.name) for m in node.structure.members)
     out: list[Rendering] = []
     seen: set[str] = {node.source}
@@ -146,7 +173,7 @@ def _focused(
             continue
         seen.add(text)
         shown = attrs.evolve(node, source=text)
-        rendered = render_block(shown, True, via, partial=True)
+        rendered = render_block(shown, True, via, partial=True, brief=brief)
         out.append(Rendering(Detail.FOCUSED.value, rendered, essential=True))
     return tuple(out)
 
@@ -181,22 +208,25 @@ def _shortcuts(
     room: int,
     focus_on: FocusQuery,
     count: TokenCounter,
+    brief: bool = False,
 ) -> tuple[Rendering, ...]:
     """A hit's renderings that lean on the hits shown whole above it: a definition inside one
-    points to it instead of repeating its code; one holding some shows the rest of its code."""
+    points to it instead of repeating its code; one holding some shows the rest of its code
+    (``brief``: without its summary)."""
     span = _span(node)
     if span is None:
         return ()
+    said = attrs.evolve(node, summary="") if brief else node
     outer = next((s for s in shown if _inside(span, s.span)), None)
     if outer is not None:
-        text = render_block(node, via_name=via, detail=Detail.SUMMARY)
+        text = render_block(said, via_name=via, detail=Detail.SUMMARY)
         text += f"\nCode: shown in {outer.qualname} above"
         return (Rendering(Detail.SUMMARY.value, text, (outer.key,)),)
     inner = [s for s in shown if _inside(s.span, span)]
     if not inner or node.source is None:
         return ()
     lines = frozenset(line for s in inner for line in range(s.span[2], s.span[3] + 1))
-    base = count(render_block(node, via_name=via, detail=Detail.SUMMARY))
+    base = count(render_block(said, via_name=via, detail=Detail.SUMMARY))
     rest = focus(
         node.source,
         node.ref.line,
@@ -209,7 +239,7 @@ def _shortcuts(
     )
     if rest is None:
         return ()
-    rendered = render_block(attrs.evolve(node, source=rest), True, via, partial=True)
+    rendered = render_block(attrs.evolve(node, source=rest), True, via, partial=True, brief=brief)
     return (Rendering(Detail.FOCUSED.value, rendered, tuple(s.key for s in inner)),)
 
 
@@ -283,15 +313,20 @@ def context_blocks(
         if hit and not cut_hits and label == Detail.FULL.value and focus_on is not None and count and budget:
             # Levels of detail by relevance: the first hit may take half the budget,
             # each later one a quarter; more is shown focused, so the next hits fit.
-            cap = HIT_SHARES[min(hits_seen, len(HIT_SHARES) - 1)]
-            if mode is SourceMode.HITS:
-                cap = min(cap, HIT_CEILINGS[min(hits_seen, len(HIT_CEILINGS) - 1)] / budget)
-            focused = _focused(n, via, focus_on, budget, count, shares=(cap, cap / 2))
-            if focused and count(text) > budget * cap:
+            cap = _cap(mode, hits_seen, budget)
+            brief = mode is SourceMode.HITS and hits_seen >= BRIEF_FROM
+            focused = _focused(n, via, focus_on, budget, count, shares=(cap, cap / 2), brief=brief)
+            over = count(text) > budget * cap
+            if focused and over:
                 text, label = focused[0].text, focused[0].label
                 focused = focused[1:]
+            elif over and mode is SourceMode.HITS:
+                # No focused code fits under the ceiling: the hit says what it is instead.
+                text, label = render_block(n, via_name=via, detail=Detail.SUMMARY), Detail.SUMMARY.value
             fallbacks.extend(focused)
-            shortcuts = _shortcuts(n, via, shown, room=int(budget * cap), focus_on=focus_on, count=count)
+            shortcuts = _shortcuts(
+                n, via, shown, room=int(budget * cap), focus_on=focus_on, count=count, brief=brief
+            )
             span = _span(n)
             if label == Detail.FULL.value and span is not None:
                 shown.append(_Shown(block_key(n), n.qualname, span))

@@ -119,6 +119,7 @@ def render_block(
     detail: Detail | None = None,
     *,
     partial: bool = False,
+    brief: bool = False,
 ) -> str:
     """The markdown block for one expanded node.
 
@@ -143,8 +144,10 @@ def render_block(
         lines.append(f"{node.summary}{tail}")
         return "\n".join(lines)
     code = include_source and bool(node.source)
-    if node.summary and code and not partial and ref.kind not in NOT_VERBATIM:
-        lines.extend(unsaid(node.summary, node.source or ""))
+    if brief and code:
+        pass  # the code's own lines say it: a far hit's lines that answer the query
+    elif node.summary and code and ref.kind not in NOT_VERBATIM:
+        lines.extend(unsaid(node.summary, node.source or "", structure=partial))
     elif node.summary:
         lines.append(node.summary)
     lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
@@ -163,14 +166,17 @@ def render_block(
 _STRUCTURE_LINES = ("calls: ", "methods: ", "classes: ", "defines: ", "imports: ")
 
 
-def unsaid(summary: str, source: str) -> tuple[str, ...]:
+def unsaid(summary: str, source: str, *, structure: bool = False) -> tuple[str, ...]:
     """The summary's lines its code does not say: not its signature (the first line) nor its
     structure, nor a line the code holds, whitespace aside (a Python docstring's excerpt, cut
     at a word with `` ...``); a JSDoc above the definition, or its decorators, it does not."""
     flat = " ".join(source.split())
     out = []
     for line in summary.split("\n")[1:]:
-        if not line or line.startswith(_STRUCTURE_LINES):
+        if not line or (line.startswith(_STRUCTURE_LINES) and not structure):
+            continue
+        if line.startswith(_STRUCTURE_LINES):
+            out.append(line)
             continue
         said = " ".join(line.removesuffix(" ...").split())
         said = said.removeprefix(DEPRECATED + ": ") if said != DEPRECATED else said

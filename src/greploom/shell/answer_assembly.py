@@ -50,11 +50,14 @@ def expand_marked(
     graph: Mapping[str, NodeContext],
     depth: int,
     source_root: str | None,
+    *,
+    reach: int | None = None,
 ) -> tuple[tuple[ExpandedNode, ...], str]:
     """The hits expanded through the graph, those from files changed since the index
     flagged stale, and whether that was ``checked`` or is ``unknown`` (no source
-    directory, or its files not stamped). ``source_root``: the index's recorded one."""
-    nodes = expand_hits([h.key for h in hits], graph, depth)
+    directory, or its files not stamped). ``source_root``: the index's recorded one;
+    ``reach``: how many of the first hits are expanded (all by default)."""
+    nodes = expand_hits([h.key for h in hits], graph, depth, reach=reach)
     recorded = store.file_stamps({n.ref.file for n in nodes}) if source_root else {}
     if not source_root or not recorded or not Path(source_root).is_dir():
         return nodes, "unknown"

@@ -118,7 +118,7 @@ def ask(
     budget
         Token budget of the context sent, header included (cl100k_base) [default: 8192].
     top_k
-        Search hits to expand, 1-100 [default: 5].
+        Search hits to show, 1-100 [default: 10].
     depth
         Graph hops to expand from each hit, 0-4 [default: 1].
     provider

@@ -77,7 +77,8 @@ def query(
         envelope is packed to it whole. Too small for the answer: an error naming the smallest
         that answers [default: 8192].
     top_k
-        Search hits to expand, 1-100 [default: 5].
+        Search hits to show, 1-100 (from the third on, briefly: the definition line and the
+        lines that answer) [default: 10].
     depth
         Graph hops to expand from each hit, 0-4 [default: 1].
     format

@@ -75,7 +75,9 @@ class GrepLoomConfig:
     openai_api_key: str | None = attrs.field(default=None, repr=False)
     tier: Tier = Tier.ENHANCED
     budget: int = 8192
-    top_k: int = 5
+    # Ten hits, the later ones brief (greploom.core.render.BRIEF_FROM): the answering
+    # code within 2,000 tokens for 0.938 of the quality harness's queries, 0.903 with five.
+    top_k: int = 10
     depth: int = 1
     local_model_dir: Path | None = None
     source_root: Path | None = None  # where treeloom built a CPG file (a directory indexed is its own)

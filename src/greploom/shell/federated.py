@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from greploom.core.errors import StoreError, UsageError
-from greploom.core.expand import ExpandedNode
+from greploom.core.expand import SEARCH_REACH, ExpandedNode
 from greploom.core.federation import FederatedHit, federated_nodes, merge_ranked
 from greploom.core.focus import FocusQuery
 from greploom.core.query import Query, read_query
@@ -119,7 +119,8 @@ def _answer(  # noqa: PLR0917 - the steps of federated_query, in its order
     for name, engine in engines.items():
         hits = [h for h in found[name].hits if (name, h.key) in kept]
         with engine.reading() as store:
-            nodes, freshness = engine.expand(store, hits, config.depth) if hits else ((), "unknown")
+            reach = None if node_ids else SEARCH_REACH  # each collection's first hits
+            nodes, freshness = engine.expand(store, hits, config.depth, reach) if hits else ((), "unknown")
             metas[name] = engine.metadata(
                 settings[name],
                 text=text,

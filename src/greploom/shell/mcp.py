@@ -111,8 +111,9 @@ whether a block was truncated, how many were dropped, how many were shortened (s
 lines that answer the question, without source, or as a one-line reference because the budget ran
 short: each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
 name what a focused block left out), how many blocks are stale (their file changed since it was
-indexed: call index_code), and how old the index is. By default (code="hits") the
-hits show their code and their callers and callees their signatures: pass code="none" for the
+indexed: call index_code), and how old the index is. By default (code="hits") the first
+two hits show their code, each later hit its definition line and the lines that answer, and the
+first hit's callers and callees their signatures: pass code="none" for the
 cheapest overview, code="all" for everyone's code. Pass a shortened hit's `key` to
 get_node_context for the whole block; raise
 `budget` when blocks were dropped and you need them; lower `top_k` for a sharper answer. The
@@ -171,7 +172,7 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
         ],
         budget: Budget = None,
         top_k: Annotated[
-            int | None, Field(ge=1, le=100, description="Search hits to expand; default 5.")
+            int | None, Field(ge=1, le=100, description="Search hits to show; default 10.")
         ] = None,
         code: Code = "hits",
         include_source: IncludeSource = None,

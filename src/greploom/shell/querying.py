@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from greploom.core.errors import UsageError
-from greploom.core.expand import ExpandedNode, NodeContext
+from greploom.core.expand import SEARCH_REACH, ExpandedNode, NodeContext
 from greploom.core.focus import FocusQuery
 from greploom.core.followup import Memory
 from greploom.core.query import Query, as_query, read_query
@@ -223,7 +223,8 @@ class QueryEngine:
                     unknown.extend(
                         f"{h.key} (not in {cpg_path.name})" for h in found.hits if h.key not in graph
                     )
-                nodes, freshness = self._expand(store, found.hits, graph, config.depth)
+                reach = None if node_ids else SEARCH_REACH  # a search's first hits
+                nodes, freshness = self._expand(store, found.hits, graph, config.depth, reach)
                 shortened = 0
                 if memory is not None:
                     nodes, shortened = shown_earlier(nodes, memory)
@@ -309,10 +310,11 @@ class QueryEngine:
         return query_metadata(self._index.meta, None, config=config, build=self._index.build, **answer)
 
     def expand(
-        self, store: IndexStore, hits: Sequence[SearchHit], depth: int
+        self, store: IndexStore, hits: Sequence[SearchHit], depth: int, reach: int | None = None
     ) -> tuple[tuple[ExpandedNode, ...], str]:
-        """The hits expanded through the stored graph, as :meth:`query` expands them."""
-        return self._expand(store, hits, stored_graph(store, hits), depth)
+        """The hits expanded through the stored graph, as :meth:`query` expands them (``reach``:
+        how many of the first are, all by default; a search's :data:`SEARCH_REACH`)."""
+        return self._expand(store, hits, stored_graph(store, hits), depth, reach)
 
     def pack(
         self,
@@ -337,10 +339,15 @@ class QueryEngine:
         )
 
     def _expand(
-        self, store: IndexStore, hits: Sequence[SearchHit], graph: Mapping[str, NodeContext], depth: int
+        self,
+        store: IndexStore,
+        hits: Sequence[SearchHit],
+        graph: Mapping[str, NodeContext],
+        depth: int,
+        reach: int | None = None,
     ) -> tuple[tuple[ExpandedNode, ...], str]:
         """The hits expanded through the graph and marked stale (greploom.shell.answer_assembly)."""
-        return expand_marked(store, hits, graph, depth, self._index.meta.get("source_root"))
+        return expand_marked(store, hits, graph, depth, self._index.meta.get("source_root"), reach=reach)
 
 
 def run_query(
