@@ -11,7 +11,8 @@ Laws:
 4. When the head and every line holding a query term fit together, all of
    them are kept.
 5. A definition that fits whole is returned whole.
-6. Each marker names the file lines it stands for, and the members defined there.
+6. Each marker names the file lines it stands for, and the members defined there,
+   each once (a method's overloads are one name).
 7. A line the answer shows elsewhere (``shown``: a method shown whole as a hit
    above its class) is never kept, even when the definition would fit whole;
    when the rest fits, all of the rest is kept.
@@ -130,6 +131,8 @@ def test_markers_name_their_lines_and_members() -> None:
     out = render_kept(lines, {0, 3, 4}, 10, [Member(11, "get"), Member(13, "put")])
     expected = ["class Store:", "    ... lines 11-12 (get)", "    def put(self, v):", "        self.v = v"]
     assert out.split("\n") == expected
+    overloaded = render_kept(lines, {0}, 10, [Member(11, "get"), Member(12, "get"), Member(13, "put")])
+    assert overloaded.split("\n")[1] == "    ... lines 11-14 (get, put)"
 
 
 def test_terms_match_by_their_first_letters() -> None:

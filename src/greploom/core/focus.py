@@ -112,7 +112,7 @@ def _marker(lines: Sequence[str], start: int, stop: int, first_line: int, member
     """The line standing for lines ``start``..``stop - 1`` (0-based) of the definition."""
     indent = next((len(s) - len(s.lstrip()) for s in lines[start:stop] if s.strip()), 0)
     a, b = first_line + start, first_line + stop - 1
-    inside = [m.name for m in members if a <= m.line <= b]
+    inside = list(dict.fromkeys(m.name for m in members if a <= m.line <= b))  # overloads once
     names = ""
     if inside:
         shown = ", ".join(inside[:6])
