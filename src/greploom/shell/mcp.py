@@ -55,6 +55,7 @@ from greploom.shell.mcp_types import (
     CpgPath,
     DbPath,
     IncludeSource,
+    NodeCode,
     NodeId,
     Session,
     answer_result,
@@ -107,16 +108,18 @@ definitions nearest it in meaning and in the graph (callers, callees, class and 
 code); call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
 a name the index defines; lexical-only when no embedder answered), embedder, tokens used / budget,
-whether a block was truncated, how many were dropped, how many were shortened (shown with only the
-lines that answer the question, without source, or as a one-line reference because the budget ran
-short: each result's `detail` says focused, summary or reference; `... lines 120-188 (a, b)` lines
-name what a focused block left out), how many blocks are stale (their file changed since it was
-indexed: call index_code), and how old the index is. By default (code="hits") the first
-two hits show their code, each later hit its definition line and the lines that answer, and the
-first hit's callers and callees their signatures: pass code="none" for the
-cheapest overview, code="all" for everyone's code. Pass a shortened hit's `key` to
-get_node_context for the whole block; raise
-`budget` when blocks were dropped and you need them; lower `top_k` for a sharper answer. The
+whether a block was truncated, how many were dropped, how many hits were shortened (shown with
+only the lines that answer the question: by default a big hit and every hit from the third on; or,
+when the budget ran short, without source or as a one-line reference: each result's `detail` says
+full, focused, summary or reference; `... lines 120-188 (a, b)` lines name what a focused block
+left out), how many blocks are stale (their file changed since it was indexed: call index_code),
+and how old the index is. By default (code="hits") an answer has ten hits (`top_k`): the first two
+show their code (a big one focused), each later one its definition line and the lines that answer;
+the first hit's callers and callees show their signatures and summaries, the next two hits' one
+line each (with the key): pass code="none" for signatures and summaries only, code="all" for
+everyone's code. A larger budget does not lengthen a focused hit: pass its `key` to
+get_node_context for the whole block; raise `budget` when blocks were dropped and you need them;
+lower `top_k` for a sharper answer. The
 budget holds for the text and for the structured result, each packed for itself (the JSON needs
 room for its metadata, about 300 tokens); a budget too small is an error naming the smallest
 that answers."""
@@ -229,7 +232,7 @@ def build_server(settings: ServeSettings) -> tuple[FastMCP, GreploomService]:
             ),
         ],
         budget: Budget = None,
-        code: Code = "hits",
+        code: NodeCode = "hits",
         include_source: IncludeSource = None,
         db_path: DbPath = None,
         cpg_path: CpgPath = None,

@@ -33,6 +33,7 @@ __all__ = [
     "CpgPath",
     "DbPath",
     "IncludeSource",
+    "NodeCode",
     "NodeId",
     "answer_result",
     "source_mode_of",
@@ -97,6 +98,15 @@ Code = Annotated[
         "the lines that answer; the first hit's graph neighbours as signatures and summaries, the next "
         "two hits' as one-line references (pass any key to get_node_context for the whole block). "
         "'all': code for every block that fits (costs more). 'none': signatures and summaries only."
+    ),
+]
+NodeCode = Annotated[
+    Literal["hits", "all", "none"],
+    Field(
+        description="Which blocks show code. 'hits' (default): the definitions asked for, whole (cut to "
+        "the budget when it is short); the first one's graph neighbours as signatures and summaries, the "
+        "others' as one-line references. 'all': code for every block that fits. 'none': signatures and "
+        "summaries only."
     ),
 ]
 IncludeSource = Annotated[
