@@ -111,19 +111,15 @@ HIT_SHARES = (0.5, 0.25)  # the most a hit's code may take, by its rank among th
 # chunk-based search shows ten places. Measured on the quality harness (mean over the
 # 11 code bases; hit@1k / hit@2k at 2,000 tokens, tokens an answer there, and the
 # answer read from the top: a 4,000-token answer's first target within its first
-# 1,000 / 2,000 tokens):
+# 1,000 / 2,000 tokens, and its tokens):
 #
-#   5 hits, no ceiling            0.901 / 0.903  1,365   0.792 / 0.888  1,687 at 4k
-#   5 hits, 600 / 300             0.901 / 0.903  1,271   0.885 / 0.903  1,358
-#   10 hits, 600 / 300 x4 / 100   0.899 / 0.941  1,733   0.898 / 0.941  2,040 (all expanded)
-#   10 hits, 600 / 300 / 100      0.915 / 0.938  1,355   0.918 / 0.938  1,410 (first 3
-#                                                         expanded: greploom.core.expand)
-#   ... its summary past it       0.919 / 0.936  1,338   0.918 / 0.936  1,371 (kept)
-#   10 hits, 600 / 100            0.933 / 0.935  1,288   0.930 / 0.935  1,334
-#   10 hits, 600 / 300 / 150      0.917 / 0.941  1,539   0.904 / 0.941  1,611
+#   5 hits, no ceiling, all expanded    0.893 / 0.903  1,360   0.796 / 0.892  1,638
+#   5 hits, 600 / 300                   0.893 / 0.901  1,256   0.888 / 0.901  1,302
+#   10 hits, 600 / 300 / 100, the first 3 expanded (greploom.core.expand)
+#                                       0.919 / 0.936  1,335   0.918 / 0.936  1,368
 #
-# The second hit keeps 300 tokens: the first is right for 71% of queries only.
-# `--include-source` keeps the shares alone.
+# (variants: benchmarks/quality/REPORT.md). The second hit keeps 300 tokens: the
+# first is right for 71% of queries only. `--include-source` keeps the shares alone.
 HIT_CEILINGS = (600, 300, 100)
 BRIEF_FROM = 2  # the rank (from 0) from which a hit is brief
 _FENCE_COST = 8  # the fence lines and their language hint, in tokens, at most
