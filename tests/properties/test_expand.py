@@ -14,7 +14,8 @@ Laws:
 7. With ``reach``, only the first ``reach`` hits are expanded, the others
    stand alone: every hit is there, as a hit; nothing else is but what the
    first ones reach (never through a later hit, so never more relevant than
-   when they are all the hits); with every hit within reach, as without it.
+   when they are all the hits); with every hit within reach, as without it;
+   a hit the graph lacks takes no place within reach.
 
 The graphs are programs' (tests.properties.strategies) with doc sections
 linked to their code both ways (``mentions``, ``documented_by``), so the
@@ -166,3 +167,5 @@ def test_reach_expands_the_first_hits_only(
         assert not others
     if reach >= len(hits):
         assert _facts(nodes) == _facts(expand_hits(hits, graph, depth))
+    # a hit the graph lacks takes no place within reach
+    assert _facts(expand_hits(["missing:key", *hits], graph, depth, reach=reach)) == _facts(nodes)

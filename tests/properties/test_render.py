@@ -347,11 +347,25 @@ def test_a_hit_s_code_stays_under_its_ceiling(sizes: list[int], budget: int) -> 
         assert block.label == (Detail.FULL.value if whole <= ceiling else Detail.FOCUSED.value)
         assert block.tokens <= ceiling and "```" in block.text
         assert "return total" in block.text  # the line the query's word is on
-        brief = block.label == Detail.FOCUSED.value and rank >= BRIEF_FROM
+        brief = rank >= BRIEF_FROM
         assert ("Runs the pipeline." in block.text) is not brief  # what its code does not say
     every = assemble_context(hits[:2], budget, _tokens, SourceMode.ALL, focus_on=query)
     for rank, (block, hit) in enumerate(zip(every.blocks, hits[:2], strict=True)):
         share = budget * HIT_SHARES[min(rank, len(HIT_SHARES) - 1)]
         whole = _tokens(render_block(hit, True))
         assert block.label == (Detail.FULL.value if whole <= share else Detail.FOCUSED.value)
-        assert block.tokens <= max(share, whole if whole <= share else 0)
+        assert block.tokens <= share
+
+
+def test_a_short_later_hit_shows_its_whole_code_without_its_summary() -> None:
+    """Law 8: a later hit whose code fits its ceiling shows it whole, though its summary would not fit."""
+    note = " ".join(["It explains at length what the helper is for and when to call it."] * 6)
+    short = attrs.evolve(
+        _hit("short", "shop.cart.short", 3000, "def short(items):\n    return total(items)"),
+        summary=f"def short(items)\n{note}",
+    )
+    hits = [_long_hit("first", 10, 60), _long_hit("second", 1000, 60), short]
+    assert _tokens(render_block(short, True)) > HIT_CEILINGS[-1]  # with its summary it would not fit
+    third = assemble_context(hits, 8000, _tokens, SourceMode.HITS, focus_on=FocusQuery.of("total")).blocks[2]
+    assert third.label == Detail.FULL.value and "return total(items)" in third.text
+    assert "It explains" not in third.text and third.tokens <= HIT_CEILINGS[-1]

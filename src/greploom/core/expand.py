@@ -195,7 +195,9 @@ def expand_hits(
         ctx = graph.get(key)
         if ctx is not None:
             best[key] = _Best(1.0, Relationship.HIT, 0, None, ctx.ref, origin[key])
-    frontier = {key: b for key, b in best.items() if reach is None or b.origin < reach}
+    # ``reach`` counts the hits the graph has: one missing takes no place.
+    present = {key: i for i, key in enumerate(k for k in dict.fromkeys(hits) if k in best)}
+    frontier = {key: b for key, b in best.items() if reach is None or present[key] < reach}
     for hop in range(1, depth + 1):
         reached: dict[str, _Best] = {}
         for key in sorted(frontier):

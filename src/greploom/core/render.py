@@ -116,7 +116,7 @@ HIT_SHARES = (0.5, 0.25)  # the most a hit's code may take, by its rank among th
 #   5 hits, no ceiling, all expanded    0.893 / 0.903  1,360   0.796 / 0.892  1,638
 #   5 hits, 600 / 300                   0.893 / 0.901  1,256   0.888 / 0.901  1,302
 #   10 hits, 600 / 300 / 100, the first 3 expanded (greploom.core.expand)
-#                                       0.919 / 0.936  1,335   0.918 / 0.936  1,368
+#                                       0.925 / 0.938  1,331   0.921 / 0.938  1,364
 #
 # (variants: benchmarks/quality/REPORT.md). The second hit keeps 300 tokens: the
 # first is right for 71% of queries only. `--include-source` keeps the shares alone.
@@ -259,7 +259,8 @@ def context_blocks(
     source, else is dropped. Given ``focus_on``, ``budget`` and ``count``, levels of detail
     follow relevance: the first hit's code may take half the budget and each
     later hit's a quarter (``HIT_SHARES``), in the default mode never more than
-    ``HIT_CEILINGS`` tokens; past that a hit shows its focused
+    its rank's ``HIT_CEILINGS`` tokens, from the third on without its summary
+    (``BRIEF_FROM``); past that a hit shows its focused
     source (greploom.core.focus) in that share, then in half of it, before
     its summary. Measured on the quality harness (requests, signals): hit
     within 1,000 tokens 0.87 -> 0.93, within 2,000 0.90 -> 0.93, fewer tokens;
@@ -306,11 +307,19 @@ def context_blocks(
         label = (Detail.FULL if code and n.source else Detail.SUMMARY).value
         fallbacks: list[Rendering] = []
         shortcuts: tuple[Rendering, ...] = ()
-        if hit and not cut_hits and label == Detail.FULL.value and focus_on is not None and count and budget:
+        if (
+            hit
+            and not cut_hits
+            and label == Detail.FULL.value
+            and focus_on is not None
+            and count is not None
+            and budget > 0
+        ):
             # Levels of detail by relevance: the first hit may take half the budget,
             # each later one a quarter; more is shown focused, so the next hits fit.
             cap = _cap(mode, hits_seen, budget)
             brief = mode is SourceMode.HITS and hits_seen >= BRIEF_FROM
+            text = render_block(n, True, via, brief=True) if brief else text  # whole, no summary
             focused = _focused(n, via, focus_on, budget, count, shares=(cap, cap / 2), brief=brief)
             over = count(text) > budget * cap
             if focused and over:

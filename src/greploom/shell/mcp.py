@@ -109,7 +109,8 @@ code); call index_code
 after the code changed. Each text result starts with a header line: search mode (hybrid; symbol for
 a name the index defines; lexical-only when no embedder answered), embedder, tokens used / budget,
 whether a block was truncated, how many were dropped, how many hits were shortened (shown with
-only the lines that answer the question: by default a big hit and every hit from the third on; or,
+only the lines that answer the question: by default a big hit, and from the third on every hit
+longer than about 100 tokens; or,
 when the budget ran short, without source or as a one-line reference: each result's `detail` says
 full, focused, summary or reference; `... lines 120-188 (a, b)` lines name what a focused block
 left out), how many blocks are stale (their file changed since it was indexed: call index_code),

@@ -95,8 +95,8 @@ Code = Annotated[
     Field(
         description="Which blocks show code. 'hits' (default): the first two hits' code, a big one as "
         "the lines that answer the query with the rest named; each later hit its definition line and "
-        "the lines that answer; the first hit's graph neighbours as signatures and summaries, the next "
-        "two hits' as one-line references (pass any key to get_node_context for the whole block). "
+        "the lines that answer; the first hit's graph neighbours as signatures and summaries, the "
+        "others' as one-line references (pass any key to get_node_context for the whole block). "
         "'all': code for every block that fits (costs more). 'none': signatures and summaries only."
     ),
 ]
