@@ -24,6 +24,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from greploom.core.budget import ContextBlock, Rendering
 from greploom.core.envelope import FORMS, envelope_tokens
 from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.path_answer import (
@@ -38,6 +39,7 @@ from greploom.core.path_answer import (
     path_steps,
     step_header,
 )
+from greploom.core.path_pack import pack_whole_chains
 from greploom.core.paths import CallChain, CallPaths
 
 NAMES = ("request", "handle", "save", "write", "audit", "send")
@@ -163,3 +165,25 @@ def test_every_step_is_named_and_repeats_are_references(
         assert head in text
         if step.seen_in is not None:
             assert f"{head}\n\n" in text + "\n"
+
+
+def test_a_join_dearer_than_its_parts_leaves_no_chain_out() -> None:
+    """Law 3: when the joined blocks cost more than their parts, the last chain is packed shorter,
+    not left out (a boundary between two ``!`` costs one token more here)."""
+
+    def joins(text: str) -> int:
+        return len(text) + text.count("!\n\n!")
+
+    def step(chain: int) -> ContextBlock:
+        short = Rendering("reference", f"!step {chain}!")
+        code = "!" + "x" * 40 + "!"
+        return ContextBlock(f"chain {chain} step 1", code, 1.0, "full", (short,), reserved=True)
+
+    blocks = [ContextBlock("chain 1", "!c1!", reserved=True), step(1)]
+    blocks += [ContextBlock("chain 2", "!c2!", reserved=True), step(2)]
+    parts = sum(joins(("\n\n" if i else "") + b.text) for i, b in enumerate(blocks))
+    packed = pack_whole_chains(blocks, parts, joins, 0)  # every block whole by its parts, not joined
+    assert packed is not None
+    packing, left_out = packed
+    assert left_out == 0 and [p.block.key for p in packing.blocks] == [b.key for b in blocks]
+    assert packing.blocks[-1].label == "reference" and joins(packing.text) <= parts
