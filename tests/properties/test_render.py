@@ -28,8 +28,9 @@ Laws:
    its file's lines, the whole summary; above a brief hit's lines, none.
 8. In the default mode a hit's code never takes more than its rank's ceiling
    (``HIT_CEILINGS``: by rank, the last for every later hit), whatever the
-   budget: past it the hit shows its focused code, from the third hit on
-   briefly (``BRIEF_FROM``: no summary), else its summary. With
+   budget: past it the hit shows its focused code, else its summary. From the
+   third hit on (``BRIEF_FROM``) a hit's code is brief: no summary, no place
+   line (its header says where). With
    ``--include-source`` (``SourceMode.ALL``) only the budget's shares bound it.
 """
 
@@ -349,6 +350,7 @@ def test_a_hit_s_code_stays_under_its_ceiling(sizes: list[int], budget: int) -> 
         assert "return total" in block.text  # the line the query's word is on
         brief = rank >= BRIEF_FROM
         assert ("Runs the pipeline." in block.text) is not brief  # what its code does not say
+        assert ("\nDefined at " in block.text) is not brief  # the header says where
     every = assemble_context(hits[:2], budget, _tokens, SourceMode.ALL, focus_on=query)
     for rank, (block, hit) in enumerate(zip(every.blocks, hits[:2], strict=True)):
         share = budget * HIT_SHARES[min(rank, len(HIT_SHARES) - 1)]
@@ -369,3 +371,4 @@ def test_a_short_later_hit_shows_its_whole_code_without_its_summary() -> None:
     third = assemble_context(hits, 8000, _tokens, SourceMode.HITS, focus_on=FocusQuery.of("total")).blocks[2]
     assert third.label == Detail.FULL.value and "return total(items)" in third.text
     assert "It explains" not in third.text and third.tokens <= HIT_CEILINGS[-1]
+    assert "Defined at" not in third.text

@@ -117,6 +117,8 @@ HIT_SHARES = (0.5, 0.25)  # the most a hit's code may take, by its rank among th
 #   5 hits, 600 / 300                   0.893 / 0.901  1,256   0.888 / 0.901  1,302
 #   10 hits, 600 / 300 / 100, the first 3 expanded (greploom.core.expand)
 #                                       0.925 / 0.938  1,331   0.921 / 0.938  1,364
+#   ... a brief block without its `Defined at` line (kept)
+#                                       0.929 / 0.938  1,258   0.932 / 0.938  1,287
 #
 # (variants: benchmarks/quality/REPORT.md). The second hit keeps 300 tokens: the
 # first is right for 71% of queries only. `--include-source` keeps the shares alone.

@@ -3,8 +3,8 @@
 A block reads::
 
     ## {relationship}: {kind} {qualname} ({file}:{line}[, stale])[ collection: {name}] key: {key}
-    {summary}
-    Defined at {file}:{line}[-{end_line}]
+    {summary}                                             (not in a brief block)
+    Defined at {file}:{line}[-{end_line}]                  (not in a brief block)
     {relationship} of {qualname it was reached from}      (expanded nodes only)
     ```{language}
     {source}                                              (with include_source)
@@ -13,7 +13,9 @@ A block reads::
 The fence is one backtick longer than the longest backtick run in the
 source (at least three), so source containing fences cannot break out.
 Above a definition's whole code only the summary's lines the code does not
-say are shown (:func:`unsaid`). The stable key ends the header line
+say are shown (:func:`unsaid`); a brief block (a later hit's code) shows
+neither its summary nor its place: its header says where, its code how far.
+The stable key ends the header line
 (greploom.core.render says why). Which blocks an answer holds, and what
 each falls back to, is greploom.core.render's.
 """
@@ -150,7 +152,8 @@ def render_block(
         lines.extend(unsaid(node.summary, node.source or "", structure=partial))
     elif node.summary:
         lines.append(node.summary)
-    lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
+    if not (brief and code):  # a brief block's header says where; its code, how far
+        lines.append(f"Defined at {location_text(ref.file, ref.line, node.end_line)}")
     if node.relationship is not Relationship.HIT and via_name:
         lines.append(f"{relation} {via_name}")
     if code and node.source:
