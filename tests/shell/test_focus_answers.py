@@ -52,7 +52,9 @@ def test_hits_show_code_and_neighbours_their_summaries(koa_index: Path) -> None:
     default = cli(*args).out
     hits = [b for b in default.split("\n## ") if b.startswith("hit:")]
     others = [b for b in default.split("\n## ") if not b.startswith(("hit:", "#"))]
-    assert hits and all("```" in b for b in hits)
+    # each hit shows its code, or points to the hit above that shows it whole (a function in it)
+    assert hits and all("```" in b or "\nCode: shown in " in b for b in hits)
+    assert any("```" in b for b in hits)
     assert others and not any("```" in b for b in others)
     assert "```" not in cli(*args, "--no-source").out
     everything = cli(*args, "--include-source").out
