@@ -45,8 +45,10 @@ Laws (tests/properties/test_budget.py): never over budget; order kept;
 every dropped block would not have fit when considered; a fallback is used
 only when the more detailed renderings did not fit in the room not held for
 reserved blocks; when every reserved block's essential rendering fits
-together, each is kept with one; a shortcut is used only when every block it needs was kept
-whole before it; fences balanced; without fallbacks, more budget never
+together, each is kept with one; when the joined blocks cost more than their
+parts, the latest block that can is shown shorter before the last is left
+out; a shortcut is used only when every block it needs was kept whole before
+it; fences balanced; without fallbacks, more budget never
 packs fewer tokens; a custom price is what the packing spends; the smallest
 budget found answers and the one below it does not.
 """
@@ -201,6 +203,30 @@ def _holds(
     return held
 
 
+def _shortened_to_fit(
+    kept: Sequence[PackedBlock], available: int, count: TokenCounter
+) -> list[PackedBlock] | None:
+    """``kept`` with its latest block that can be, as a shorter rendering than the one packed,
+    so that the joined whole fits ``available``; or None. A cut block, or one a later block's
+    shortcut leans on, keeps its text."""
+    texts = [p.text for p in kept]
+    for index in range(len(kept) - 1, -1, -1):
+        packed = kept[index]
+        later = kept[index + 1 :]
+        shortcuts = [r for p in later for r in p.block.shortcuts if r.text == p.text]
+        leaned_on = any(packed.block.key in r.needs for r in shortcuts)
+        if packed.cut or leaned_on:
+            continue
+        renderings = _renderings(packed.block)
+        at = next((i for i, r in enumerate(renderings) if r.text == packed.text), len(renderings))
+        for rendering in renderings[at + 1 :]:
+            if count(SEPARATOR.join([*texts[:index], rendering.text, *texts[index + 1 :]])) <= available:
+                spent = count(("" if index == 0 else SEPARATOR) + rendering.text)
+                shorter = PackedBlock(packed.block, rendering.text, spent, cut=False, label=rendering.label)
+                return [*kept[:index], shorter, *kept[index + 1 :]]
+    return None
+
+
 def pack_blocks(
     blocks: Sequence[ContextBlock],
     budget: int,
@@ -267,9 +293,15 @@ def pack_blocks(
     text = SEPARATOR.join(p.text for p in kept)
     if price is None:
         # Joining can merge tokens across a boundary differently than the parts
-        # did; the whole is what the reader gets, so the whole must fit.
+        # did; the whole is what the reader gets, so the whole must fit: the latest
+        # block that has a shorter rendering that makes it fit shown so, else the last
+        # block left out.
         while kept and count(text) > available:
-            dropped.insert(0, kept.pop().block.key)
+            shortened = _shortened_to_fit(kept, available, count)
+            if shortened is None:
+                dropped.insert(0, kept.pop().block.key)
+            else:
+                kept = shortened
             text = SEPARATOR.join(p.text for p in kept)
         total = count(text) if kept else 0
     else:

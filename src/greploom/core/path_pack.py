@@ -113,24 +113,15 @@ def pack_whole_chains(
     """The blocks packed so that every chain shown is shown whole (each step at least its header
     line), the chains after one that does not fit left out; with the steps left out, or None when
     not even the first chain fits at its shortest. Fewer chains leave their steps more room, so
-    each try repacks, once more with a token a boundary kept aside when the joined blocks cost
-    more than their parts (the last block dropped with room for the chain at its shortest); when
-    the first chain alone does not fit, it is tried once more with every block at its shortest."""
+    each try repacks; when the first chain alone does not fit (joined, blocks may cost a little
+    more than their parts), it is tried once more with every block at its shortest."""
     keep = max((chain_of(b.key) for b in blocks), default=0)
-    margin = 0
     while True:
         chosen = [b for b in blocks if chain_of(b.key) <= max(keep, 1)]
         if keep < 1:  # the first chain, every block at its shortest rendering
             chosen = [_shortest(b) for b in chosen]
-        packing = pack_blocks(chosen, budget, count, reserve + margin, price=price)
-        if packing.dropped and not margin and keep >= 1 and reserve + len(chosen) < budget:
-            # Joined, the blocks cost a little more than their parts, and the last one went:
-            # the same chains once more, a token a boundary kept aside, before one is left out.
-            margin = len(chosen)
-            continue
+        packing = pack_blocks(chosen, budget, count, reserve, price=price)
         if not packing.dropped:
-            if margin:  # the room kept aside is the answer's: counted as the caller's reserve
-                packing = attrs.evolve(packing, tokens_used=packing.tokens_used - margin)
             if keep < 1:  # each block as packed from its own renderings, so its shortening is counted
                 given = {b.key: b for b in blocks}
                 shown = tuple(attrs.evolve(p, block=given[p.block.key]) for p in packing.blocks)
@@ -139,7 +130,6 @@ def pack_whole_chains(
         if keep < 1:
             return None
         keep = min(chain_of(k) for k in packing.dropped_keys) - 1
-        margin = 0
 
 
 def _shortest(block: ContextBlock) -> ContextBlock:
