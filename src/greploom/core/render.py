@@ -149,8 +149,7 @@ def _focused(
     """The focused renderings of a hit, largest first, each a new rendering or none."""
     if not node.source:
         return ()
-    said = attrs.evolve(node, summary="") if brief else node  # a brief block says no summary
-    base = count(render_block(said, via_name=via, detail=Detail.SUMMARY))
+    base = count(render_block(_said(node, brief), via_name=via, detail=Detail.SUMMARY))
     members = tuple(Member(m.line, m.name) for m in node.structure.members)
     out: list[Rendering] = []
     seen: set[str] = {node.source}
@@ -174,6 +173,11 @@ def _focused(
         rendered = render_block(shown, True, via, partial=True, brief=brief)
         out.append(Rendering(Detail.FOCUSED.value, rendered, essential=True))
     return tuple(out)
+
+
+def _said(node: ExpandedNode, brief: bool) -> ExpandedNode:
+    """The node as a block says it: a brief block says no summary."""
+    return attrs.evolve(node, summary="") if brief else node
 
 
 def _span(node: ExpandedNode) -> tuple[str, str, int, int] | None:
@@ -214,7 +218,7 @@ def _shortcuts(
     span = _span(node)
     if span is None:
         return ()
-    said = attrs.evolve(node, summary="") if brief else node
+    said = _said(node, brief)
     outer = next((s for s in shown if _inside(span, s.span)), None)
     if outer is not None:
         text = render_block(said, via_name=via, detail=Detail.SUMMARY)
