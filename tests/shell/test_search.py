@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,13 +223,10 @@ def test_tests_crowding_the_candidates_do_not_hide_the_product(tmp_path: Path) -
         for i in range(14)
     )
     (root / "tests" / "test_headers.py").write_text("from pkg.headers import split_fields\n\n\n" + cases)
-    db = tmp_path / "i.db"
-    assert cli("index", root, "--db", db, "--provider", "none").code == 0
-    found = cli("query", "where do we parse the header value", "--db", db, "--format", "json")
-    assert found.code == 0, found.err
-    assert found.json()["results"][0]["key"] == "function:pkg/headers.py:split_fields"
-    asked = cli("query", "which tests parse the header value", "--db", db, "--format", "json").json()
-    assert asked["results"][0]["file"] == "tests/test_headers.py"
+    db = _indexed(root, tmp_path)
+    found = _results(db, "where do we parse the header value")
+    assert found[0]["key"] == "function:pkg/headers.py:split_fields"
+    assert _results(db, "which tests parse the header value")[0]["file"] == "tests/test_headers.py"
 
 
 OLD_API = '''import warnings
@@ -272,10 +270,22 @@ def test_an_old_api_kept_twice_gives_way_to_what_replaces_it(tmp_path: Path) -> 
         '    """Decorator to validate the arguments passed to a function."""\n'
         "    return func\n"
     )
+    db = _indexed(root, tmp_path)
+    found = _results(db, "validate the arguments passed to a function")
+    assert found[0]["key"] == "function:pkg/validate_call.py:validate_call"
+    assert _results(db, "the v1 validate_arguments decorator")[0]["file"] == "pkg/v1/decorator.py"
+
+
+def _indexed(root: Path, tmp_path: Path) -> Path:
+    """An index of ``root``, offline (no embedder)."""
     db = tmp_path / "i.db"
     assert cli("index", root, "--db", db, "--provider", "none").code == 0
-    found = cli("query", "validate the arguments passed to a function", "--db", db, "--format", "json")
+    return db
+
+
+def _results(db: Path, question: str) -> list[dict[str, Any]]:
+    """The JSON results of a query, which must succeed."""
+    found = cli("query", question, "--db", db, "--format", "json")
     assert found.code == 0, found.err
-    assert found.json()["results"][0]["key"] == "function:pkg/validate_call.py:validate_call"
-    old = cli("query", "the v1 validate_arguments decorator", "--db", db, "--format", "json").json()
-    assert old["results"][0]["file"] == "pkg/v1/decorator.py"
+    results: list[dict[str, Any]] = found.json()["results"]
+    return results
