@@ -12,10 +12,9 @@ Laws:
    a question's candidates with scores are fused by them, the vector's first alone
    scoring as under RRF (metamorphic).
 4. The order does not depend on the order candidates are given in.
-5. Saturation: among the results before the first demoted one, no file has
-   more than ``per_file`` (not counting definitions the query names or
-   points at, which are never demoted); demoted results keep their
-   relative order.
+5. Order: the definitions the query's places point at lead, in the places'
+   order; every other result follows by score, however many results its
+   file has (no file is pushed down for its number of matches).
 6. Non-product code (tests, examples, vendored, type stubs...) never
    outranks the same candidate placed in product code, unless the query asks
    for it; nor does a type that only declares a shape (an interface, a type
@@ -55,7 +54,6 @@ from greploom.core.ranking import (
     path_category,
     query_kind,
     rank_candidates,
-    saturate,
     score_candidate,
 )
 
@@ -186,25 +184,16 @@ def test_input_order_does_not_matter(query: str, pool: list[Candidate], rnd: obj
     ]
 
 
-@given(queries, pools, st.integers(1, 4))
-def test_saturation_spreads_files(query: str, pool: list[Candidate], per_file: int) -> None:
-    """One file cannot flood the top results while others wait; but ``Flask`` still finds
-    class Flask, however many other hits its file has."""
-    ranked = rank_candidates(query, pool, per_file=0)
-    spread = saturate(ranked, per_file)
-    counts: dict[str, int] = {}
-    prefix = []
-    for r in spread:
-        if not r.named:
-            counts[r.candidate.file] = counts.get(r.candidate.file, 0) + 1
-            if counts[r.candidate.file] > per_file:
-                break
-        prefix.append(r)
-    demoted = [r for r in ranked if r not in prefix]
-    assert list(spread[len(prefix) :]) == demoted
-    for r in spread:
-        if r.named:
-            assert spread.index(r) <= ranked.index(r)
+@given(queries, pools)
+def test_places_lead_and_the_rest_follow_by_score(query: str, pool: list[Candidate]) -> None:
+    """Pointed-at definitions first, in the places' order; then best score first, whatever
+    file a result is in: the fourth good match of one file still outranks a weaker one."""
+    ranked = rank_candidates(query, pool)
+    placed = [r for r in ranked if r.candidate.location_rank > 0]
+    assert list(ranked[: len(placed)]) == placed
+    assert [r.candidate.location_rank for r in placed] == sorted(r.candidate.location_rank for r in placed)
+    rest = [r.score for r in ranked[len(placed) :]]
+    assert rest == sorted(rest, reverse=True)
 
 
 @given(queries, candidates)
