@@ -14,6 +14,11 @@ Laws:
    query does not name its tree.
 4. The result does not depend on the order of the files, candidates or
    namesakes.
+4b. The old copies are exactly the definitions in a legacy tree the query
+   does not name, current namesake or not; in the ranking one without a
+   namesake ranks below the same candidate in current code, demoted less
+   than a copy beside its namesake, and not at all when the question asks
+   about old code.
 5. In the ranking: demotion never removes a candidate; a legacy copy never
    outranks its current namesake with the same backend ranks; a query that
    names the legacy tree (``v1``, ``deprecated``) puts the copy in it first;
@@ -30,9 +35,23 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.legacy import Definition, demoted, legacy_trees, suspect, trees_of, version_of
+from greploom.core.legacy import (
+    Definition,
+    demoted,
+    legacy_trees,
+    old_copies,
+    suspect,
+    trees_of,
+    version_of,
+)
 from greploom.core.query import read_query
-from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
+from greploom.core.ranking import (
+    LEGACY_PENALTY,
+    OLD_TREE_PENALTY,
+    Candidate,
+    legacy_suspects,
+    rank_candidates,
+)
 
 DIRECTORIES = (
     "pkg",
@@ -150,6 +169,18 @@ def test_demotion_does_not_depend_on_order(
     assert demoted(a, b, said, _product) == demoted(defs, others, said, _product)
 
 
+@given(definitions, namesakes, words)
+def test_old_copies_are_what_lies_in_a_tree_not_asked_for(
+    defs: list[Definition], others: list[tuple[str, str]], said: frozenset[str]
+) -> None:
+    """Namesake or not: in a legacy tree whose name the query does not say."""
+    out = old_copies(defs, others, said)
+    trees = legacy_trees([*(d.file for d in defs), *(f for _, f in others)])
+    for d in defs:
+        mine = trees_of(d.file, trees)
+        assert (d.key in out) == (bool(mine) and not any(t.rsplit("/", 1)[-1] in said for t in mine))
+
+
 ranks = st.integers(1, 10)
 legacy_dirs = st.sampled_from(("pkg/v1", "pkg/deprecated", "lib/v3"))
 queries = st.sampled_from(
@@ -204,6 +235,24 @@ def test_a_namesake_only_in_the_lookup_still_demotes(query: str, lex: int, vec: 
     assert test_double[0].score == alone[0].score
     looked_up = rank_candidates(query, [old], namesakes=[("validate_arguments", "pkg/decorator.py")])
     assert looked_up[0].score < alone[0].score
+
+
+@given(queries, ranks, ranks)
+def test_old_code_without_a_namesake_is_demoted_less(query: str, lex: int, vec: int) -> None:
+    """pydantic's v1 helpers have no current namesake: below the same candidate in current code,
+    demoted less than a copy beside its namesake; a question about old code wants them as found."""
+    helper = Candidate("old", "check_kwargs", "v1.check_kwargs", "pkg/v1/decorator.py", lex, vec)
+    current = Candidate("cur", "other", "m.other", "pkg/main.py", lex + 20, vec + 20)
+    plain = Candidate("same", "check_kwargs", "m.check_kwargs", "pkg/check.py", lex, vec)
+    ranked = {r.candidate.key: r for r in rank_candidates(query, [helper, current])}
+    moved = attrs.evolve(plain, key="old")
+    as_current = {r.candidate.key: r for r in rank_candidates(query, [moved, current])}
+    assert ranked["old"].score == as_current["old"].score * OLD_TREE_PENALTY
+    assert ("penalty:legacy", OLD_TREE_PENALTY) in ranked["old"].signals
+    assert OLD_TREE_PENALTY > LEGACY_PENALTY
+    for asking in ("how did the old v1 decorator check kwargs", "deprecated keyword checks"):
+        asked = {r.candidate.key: r for r in rank_candidates(asking, [helper, current])}
+        assert not any(n.startswith("penalty") for n, _ in asked["old"].signals), asking
 
 
 @given(queries, ranks, ranks)

@@ -16,6 +16,12 @@ the same names, often ranks first. Here:
 - A definition in a legacy tree is **demoted** when it has a current
   namesake: a definition of the same name in another file that lies in no
   legacy tree (and that the caller counts as current: product code).
+- Every definition in a legacy tree the query does not name is an **old
+  copy**, namesake or not (:func:`old_copies`): pydantic's ``v1/`` and
+  ``deprecated/`` hold the helpers of their old APIs (``DecoratorBaseModel.
+  check_kwargs``), which no current definition is named after and which took
+  the first places of "decorator to check one field of a model". The ranking
+  demotes them less than a copy beside its current namesake.
 - A query that **names a legacy tree** (one of its directories' names:
   ``v1``, ``deprecated``) wants that tree: its candidates are not demoted,
   and their namesakes among the candidates outside the trees the query
@@ -27,7 +33,8 @@ factor is the ranking's (greploom.core.ranking).
 Laws (tests/properties/test_legacy.py): a definition outside every legacy
 tree is never demoted unless the query names a tree holding its namesake; a
 legacy definition without a current namesake is never demoted; one with a
-current namesake is, unless the query names its tree; an older version
+current namesake is, unless the query names its tree; the old copies are
+exactly the definitions in a legacy tree the query does not name; an older version
 directory is legacy beside a newer one and never the other way round; the
 result does not depend on the order of the files or definitions.
 """
@@ -152,3 +159,17 @@ def demoted(
         ):
             out.add(d.key)
     return frozenset(out)
+
+
+def old_copies(
+    definitions: Sequence[Definition], namesakes: Iterable[tuple[str, str]], words: frozenset[str]
+) -> frozenset[str]:
+    """The keys of the definitions that lie in a legacy tree the query does not name, whether
+    or not a current namesake exists (the trees read from the definitions' and the namesakes'
+    files, as :func:`demoted` reads them)."""
+    if not any(suspect(d.file) for d in definitions):
+        return frozenset()
+    trees = legacy_trees([*(d.file for d in definitions), *(file for _, file in namesakes)])
+    return frozenset(
+        d.key for d in definitions if (mine := trees_of(d.file, trees)) and not names_tree(words, mine)
+    )
