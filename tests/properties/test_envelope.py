@@ -13,7 +13,9 @@ additive across joins, as cl100k is not):
 4. ``source`` is sent only for a result shown whole with its source (detail
    full, not cut), and then it is the node's source.
 5. Structure lists hold at most STRUCTURE_CAP neighbours (none for a
-   reference); a capped list carries its total.
+   reference, nor for a far hit shown briefly, from the third hit on in the
+   default answer, unless it is shown as its summary, which names its
+   calls); a capped list carries its total.
 6. No results only when there is nothing to show: given nodes that are
    results, an envelope holds at least one, else the budget is refused (None).
 7. With room for everything, nothing is dropped or shortened.
@@ -29,7 +31,8 @@ from hypothesis import strategies as st
 
 from greploom.core.envelope import FORMS, envelope_tokens, pack_envelope
 from greploom.core.expand import ExpandedNode, NodeRef, Relationship, StructuralContext
-from greploom.core.render import LEAF_KINDS, Detail, render_block
+from greploom.core.focus import FocusQuery
+from greploom.core.render import BRIEF_FROM, LEAF_KINDS, Detail, SourceMode, render_block
 from greploom.core.render_json import STRUCTURE_CAP
 
 refs = st.builds(
@@ -121,6 +124,56 @@ def test_the_envelope_fits_in_every_form(
             assert not node.source
         structure = result["structural_context"]
         cap = 0 if result["detail"] == Detail.REFERENCE.value else STRUCTURE_CAP
+        for name in ("callers", "callees"):
+            full = getattr(node.structure, name)
+            assert len(structure[name]) == min(len(full), cap)
+            assert structure.get(f"{name}_total") == (len(full) if len(full) > cap else None)
+
+
+hits = st.lists(
+    st.builds(
+        ExpandedNode,
+        ref=st.builds(
+            NodeRef,
+            key=st.uuids().map(str),
+            name=st.just("total"),
+            kind=st.just("function"),
+            file=st.just("a.py"),
+            line=st.integers(1, 99),
+        ),
+        relevance=st.floats(0.01, 1.0),
+        relationship=st.just(Relationship.HIT),
+        hops=st.just(0),
+        via=st.none(),
+        qualname=st.just("m.total"),
+        summary=st.just("def total(cart)\ncalls: g"),
+        source=st.integers(1, 80).map(lambda n: "def total(cart):\n" + "    cart.total += 1\n" * n),
+        end_line=st.none(),
+        node_id=st.just("function:a.py:1:0:1"),
+        structure=structures,
+    ),
+    min_size=1,
+    max_size=6,
+    unique_by=lambda n: n.ref.key,
+)
+
+
+@given(hits, st.integers(600, 20000), counters)
+def test_a_far_hit_sends_the_counts_of_its_neighbours_only(
+    items: list[ExpandedNode], budget: int, count: Callable[[str], int]
+) -> None:
+    """Law 5, the default answer: from the third hit on a hit's text names no neighbour (its
+    definition line and the lines that answer), so its lists are empty and say their totals."""
+    focus = FocusQuery.of("cart total")
+    packed = pack_envelope(METADATA, items, budget, count, include_source=SourceMode.HITS, focus_on=focus)
+    if packed is None:
+        return
+    rank = {n.ref.key: i for i, n in enumerate(items)}
+    by_key = {n.ref.key: n for n in items}
+    for result in packed.envelope["results"]:
+        node, structure = by_key[result["key"]], result["structural_context"]
+        far = rank[result["key"]] >= BRIEF_FROM and result["detail"] != Detail.SUMMARY.value
+        cap = 0 if far or result["detail"] == Detail.REFERENCE.value else STRUCTURE_CAP
         for name in ("callers", "callees"):
             full = getattr(node.structure, name)
             assert len(structure[name]) == min(len(full), cap)

@@ -104,6 +104,9 @@ class ContextBlock:
     reserved: bool = False
     shortcuts: tuple[Rendering, ...] = ()
     essential: bool = False  # its text is essential (Rendering.essential)
+    # A far hit, shown briefly (greploom.core.render.BRIEF_FROM): its renderings but the summary
+    # say nothing of what it relates to, so its JSON result lists no neighbours, only their counts.
+    brief: bool = False
 
 
 @attrs.frozen

@@ -156,7 +156,13 @@ def pack_envelope(
     def price(block: ContextBlock, rendering: Rendering, cut: bool, first: bool) -> int:
         node = by_key[block.key]
         result = result_json(
-            node, rendering.text, rendering.label, cut=cut, tokens=budget, include_source=include_source
+            node,
+            rendering.text,
+            rendering.label,
+            cut=cut,
+            tokens=budget,
+            include_source=include_source,
+            brief=block.brief,
         )
         return max(count(text) for text in in_place(result, first))
 

@@ -313,6 +313,7 @@ def context_blocks(
         label = (Detail.FULL if code and n.source else Detail.SUMMARY).value
         fallbacks: list[Rendering] = []
         shortcuts: tuple[Rendering, ...] = ()
+        brief = False
         if (
             hit
             and not cut_hits
@@ -348,8 +349,7 @@ def context_blocks(
             fallbacks.append(Rendering(Detail.SUMMARY.value, summary))
         if hit and not cut_hits:
             fallbacks.append(Rendering(Detail.REFERENCE.value, render_block(n, detail=Detail.REFERENCE)))
-        may_cut = hit and cut_hits
-        reserved = hit and not cut_hits
+        reserved = hit and not cut_hits  # and cut (may_cut) only when asked for by key
         # A hit's code, whole or focused, is what room is held for first (pack_blocks).
         essential = reserved and label in (Detail.FULL.value, Detail.FOCUSED.value)
         blocks.append(
@@ -359,10 +359,11 @@ def context_blocks(
                 n.relevance,
                 label,
                 tuple(fallbacks),
-                may_cut,
+                hit and cut_hits,
                 reserved,
                 shortcuts,
                 essential,
+                brief,
             )
         )
     return tuple(blocks)

@@ -9,9 +9,14 @@ never renamed or removed. What the text of a result does not show is not
 sent either, so the envelope can be packed to the budget
 (``greploom.core.envelope``): ``source`` is null unless the result is shown
 whole with its source (detail full, not cut); ``structural_context`` lists
-hold at most :data:`STRUCTURE_CAP` neighbours each (none for a reference),
-and a capped list says how many there are in ``{list}_total`` (present only
-when something was left out, so an uncapped list costs nothing more).
+hold at most :data:`STRUCTURE_CAP` neighbours each (none for a reference, nor
+for a far hit shown briefly, whose text names no neighbour: greploom.core.render
+``BRIEF_FROM``), and a capped list says how many there are in ``{list}_total``
+(present only when something was left out, so an uncapped list costs nothing
+more). Leaving out a brief hit's lists: on requests, "where are redirects followed
+for a session" at the default 8,192 tokens, the envelope held the 10 hits and none
+of their 6 neighbours (structure lists 300 to 1,150 tokens a result in the indented
+form), and now all 10 hits and 5 of the 6 neighbours; see greploom.core.envelope.
 """
 
 from __future__ import annotations
@@ -76,17 +81,20 @@ def result_json(
     cut: bool,
     tokens: int,
     include_source: bool | SourceMode = False,
+    brief: bool = False,
 ) -> dict[str, Any]:
     """One result of the envelope: ``node`` shown as ``text`` (a rendering ``label``, maybe cut).
 
     Only what the text shows whole is sent: ``source`` when the result is
     full and uncut (a block shows its code only when its source mode asked
     for it, so ``include_source`` needs no second look), the structure capped
-    (:data:`STRUCTURE_CAP`; nothing but the totals for a reference).
+    (:data:`STRUCTURE_CAP`; nothing but the totals for a reference, or for a
+    ``brief`` block, a far hit, unless shown as its summary, which names its calls).
     """
     del include_source  # kept for callers; the label says whether the code is shown
     whole = label == Detail.FULL.value and not cut
-    cap = 0 if label == Detail.REFERENCE.value else STRUCTURE_CAP
+    unsaid = label == Detail.REFERENCE.value or (brief and label != Detail.SUMMARY.value)
+    cap = 0 if unsaid else STRUCTURE_CAP
     collection = {"collection": node.collection} if node.collection else {}
     return collection | {
         "node_id": node.node_id or None,
@@ -120,7 +128,13 @@ def render_json(
     by_key = {block_key(n): n for n in nodes}
     results = [
         result_json(
-            by_key[p.block.key], p.text, p.label, cut=p.cut, tokens=p.tokens, include_source=include_source
+            by_key[p.block.key],
+            p.text,
+            p.label,
+            cut=p.cut,
+            tokens=p.tokens,
+            include_source=include_source,
+            brief=p.block.brief,
         )
         for p in packing.blocks
     ]
