@@ -32,6 +32,10 @@ Laws:
    third hit on (``BRIEF_FROM``) a hit's code is brief: no summary, no place
    line (its header says where). With
    ``--include-source`` (``SourceMode.ALL``) only the budget's shares bound it.
+9. A hit the session was sent whole before (``earlier``) takes no rank: the
+   other hits are rendered as without it; one holding its lines leaves them
+   out whatever their order, and one inside it points to it, leaning on no
+   block of this answer.
 """
 
 from __future__ import annotations
@@ -327,6 +331,41 @@ def test_a_module_is_never_leaned_on() -> None:
     packing = assemble_context([module, TOTAL], 8000, len, SourceMode.HITS, focus_on=FocusQuery.of("total"))
     _, total = packing.blocks
     assert total.label == Detail.FULL.value and "return sum(self.items)" in total.text
+
+
+def _sent(node: ExpandedNode) -> ExpandedNode:
+    """As the shell shows a hit the session was sent whole (greploom.shell.session_answer)."""
+    return attrs.evolve(node, source=None, summary="shown earlier", earlier=True)
+
+
+@given(st.integers(0, 3), st.integers(1, 3))
+def test_a_hit_sent_earlier_takes_no_rank(at: int, later: int) -> None:
+    """Law 9: the hits after one sent earlier keep the ranks they have without it."""
+    hits = [_long_hit(f"function:f{i}", 1 + 400 * i, 120) for i in range(at + later)]
+    elsewhere = NodeRef("function:old", "old", "function", "b.py", 1)
+    sent = attrs.evolve(_sent(_long_hit("function:old", 9000, 5)), ref=elsewhere)
+    query = FocusQuery.of("value")
+
+    def blocks(nodes: list[ExpandedNode]) -> dict[str, object]:
+        return {b.key: b for b in context_blocks(nodes, True, focus_on=query, budget=4000, count=_tokens)}
+
+    with_sent, alone = blocks([*hits[:at], sent, *hits[at:]]), blocks(hits)
+    for h in hits:
+        assert with_sent[h.ref.key] == alone[h.ref.key]
+
+
+def test_what_the_session_was_sent_is_left_out_whatever_the_order() -> None:
+    """Law 9: the class shows its other lines, the method's named, whether the method comes
+    before or after it; a method inside a class sent earlier points to it."""
+    query = FocusQuery.of("total")
+    for order in ([_sent(TOTAL), CART], [CART, _sent(TOTAL)]):
+        packing = assemble_context(order, 8000, _tokens, SourceMode.HITS, focus_on=query)
+        cart = next(b for b in packing.blocks if b.block.key == CART.ref.key)
+        assert cart.label == Detail.FOCUSED.value and "... lines 12-13" in cart.text
+        assert "return sum(self.items)" not in cart.text and "def helper_11(self):" in cart.text
+    packing = assemble_context([_sent(CART), TOTAL], 8000, _tokens, SourceMode.HITS, focus_on=query)
+    total = next(b for b in packing.blocks if b.block.key == TOTAL.ref.key)
+    assert total.text.endswith("Code: shown earlier in this session, in shop.cart.Cart")
 
 
 def _long_hit(key: str, line: int, lines: int) -> ExpandedNode:

@@ -57,6 +57,19 @@ def test_whole_blocks_are_not_sent_twice(db: Path) -> None:
     assert "shown earlier in this session" in again and "shown earlier)" in again.splitlines()[0]
 
 
+def test_what_the_session_was_sent_takes_no_rank_and_is_not_repeated(db: Path) -> None:
+    """Asked again, the hits sent whole before are references that take no rank: the first new
+    hits are shown at length (their summary and place, not briefly), and a class whose methods
+    were sent leaves their lines out, naming them."""
+    question = "how is the total of a cart computed"
+    cli("query", question, "--db", db, "--session", "t5")
+    again = cli("query", question, "--db", db, "--session", "t5").out
+    cart = again.split("## hit: class shop.cart.Cart (shop/cart.py:16)", 1)[1].split("\n## ", 1)[0]
+    assert "Defined at shop/cart.py:16-34" in cart  # not brief, though the sixth hit
+    assert "... lines 28-30 (total)" in cart and "... lines 33-34 (size)" in cart
+    assert "return total_price(" not in cart and "def add_item(" in cart
+
+
 def test_a_pivot_and_a_fresh_start_are_left_alone(db: Path) -> None:
     """A question about something else keeps its own answer first (the gate is the scores'
     correlation with the memory: small for a pivot); --fresh forgets."""

@@ -141,6 +141,10 @@ class ExpandedNode:
     # The collection the node comes from, in an answer over several (greploom.core.federation);
     # "" for an answer from one index. Its key is only unique within it.
     collection: str = ""
+    # Received whole earlier in the session, unchanged since, and shown as a reference saying so
+    # (greploom.shell.session_answer): a hit that takes no rank of the answer's, and whose lines
+    # the blocks after it leave out, as for a hit shown whole above (greploom.core.render).
+    earlier: bool = False
 
 
 @attrs.frozen

@@ -200,6 +200,16 @@ class _Shown:
     key: str
     qualname: str
     span: tuple[str, str, int, int]
+    earlier: bool = False  # sent whole in an earlier answer of the session (ExpandedNode.earlier)
+
+
+def _sent_earlier(node: ExpandedNode) -> tuple[_Shown, ...]:
+    """A node the session received whole, as a hit shown above that the blocks after it lean
+    on (their lines left out, or a pointer to it); none for any other node."""
+    if not node.earlier or node.end_line is None or node.ref.kind in NOT_VERBATIM:
+        return ()  # its lines as they are were sent (its source is gone from this answer)
+    span = (node.collection, node.ref.file, node.ref.line, node.end_line)
+    return (_Shown(block_key(node), node.qualname, span, earlier=True),)
 
 
 def _shortcuts(
@@ -222,8 +232,9 @@ def _shortcuts(
     outer = next((s for s in shown if _inside(span, s.span)), None)
     if outer is not None:
         text = render_block(said, via_name=via, detail=Detail.SUMMARY)
-        text += f"\nCode: shown in {outer.qualname} above"
-        return (Rendering(Detail.SUMMARY.value, text, (outer.key,)),)
+        where = "earlier in this session, in" if outer.earlier else "in"
+        text += f"\nCode: shown {where} {outer.qualname}{'' if outer.earlier else ' above'}"
+        return (Rendering(Detail.SUMMARY.value, text, () if outer.earlier else (outer.key,)),)
     inner = [s for s in shown if _inside(s.span, span)]
     if not inner or node.source is None:
         return ()
@@ -242,7 +253,7 @@ def _shortcuts(
     if rest is None:
         return ()
     rendered = render_block(attrs.evolve(node, source=rest), True, via, partial=True, brief=brief)
-    return (Rendering(Detail.FOCUSED.value, rendered, tuple(s.key for s in inner)),)
+    return (Rendering(Detail.FOCUSED.value, rendered, tuple(s.key for s in inner if not s.earlier)),)
 
 
 def context_blocks(
@@ -293,7 +304,8 @@ def context_blocks(
     mode = source_mode(include_source)
     names = {block_key(n): n.qualname for n in nodes}
     first_hit = next((block_key(n) for n in nodes if n.relationship is Relationship.HIT), None)
-    shown: list[_Shown] = []
+    # What the hits lean on: those shown whole above them, and all the session was sent before.
+    shown: list[_Shown] = [s for n in nodes for s in _sent_earlier(n)]
     blocks = []
     hits_seen = 0
     for n in nodes:
@@ -342,8 +354,7 @@ def context_blocks(
             span = _span(n)
             if label == Detail.FULL.value and span is not None:
                 shown.append(_Shown(block_key(n), n.qualname, span))
-        if hit:
-            hits_seen += 1
+        hits_seen += hit and not n.earlier  # a hit the session was sent takes no rank
         if n.ref.kind not in LEAF_KINDS and label == Detail.FULL.value and not (hit and cut_hits):
             summary = render_block(n, via_name=via, detail=Detail.SUMMARY)
             fallbacks.append(Rendering(Detail.SUMMARY.value, summary))

@@ -59,7 +59,7 @@ def shown_earlier(nodes: Sequence[ExpandedNode], memory: Memory) -> tuple[tuple[
     shortened = 0
     for node in nodes:
         if node.ref.key in memory.shown and not node.stale:
-            out.append(attrs.evolve(node, source=None, summary=SHOWN_EARLIER))
+            out.append(attrs.evolve(node, source=None, summary=SHOWN_EARLIER, earlier=True))
             shortened += 1
         else:
             out.append(node)
