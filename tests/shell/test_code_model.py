@@ -66,7 +66,8 @@ TS_FORMS = (
     ),
     (
         "exported const",
-        "(export_statement (lexical_declaration (variable_declarator name: (identifier) @name)))",
+        "(export_statement [(lexical_declaration (variable_declarator name: (identifier) @name)) "
+        "(variable_declaration (variable_declarator name: (identifier) @name))])",
     ),
     ("interface", "(interface_declaration name: (_) @name)"),
     ("type alias", "(type_alias_declaration name: (_) @name)"),
@@ -143,11 +144,21 @@ def test_no_javascript_form_is_missing(
 
 
 @pytest.mark.slow
-def test_no_typescript_form_is_missing(sample_dir: Path, tmp_path: Path) -> None:
-    """Classes, interfaces, type aliases, exported consts and function fields of real TypeScript."""
-    root = sample_dir / "ts-results"
+@pytest.mark.parametrize(
+    ("sample", "forms"),
+    [
+        ("ts-results", ("interface", "type alias", "class", "exported const")),
+        ("mobx", ("interface", "class", "exported const", "object-literal method")),
+    ],
+)
+def test_no_typescript_form_is_missing(
+    sample: str, forms: tuple[str, ...], sample_dir: Path, tmp_path: Path
+) -> None:
+    """Classes, interfaces, type aliases, exported bindings (const, let, var; a comment on the
+    line or not) and function fields of real TypeScript."""
+    root = sample_dir / sample
     wanted = parser_count(root, ".ts", TS_FORMS)
-    for form in ("interface", "type alias", "class", "exported const"):
+    for form in forms:
         assert wanted[form], form
     assert _missing(wanted, indexed(root, tmp_path)) == {}
 

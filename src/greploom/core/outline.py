@@ -38,7 +38,7 @@ class Form(str, enum.Enum):
     CLASS_FIELD = "class field"  # class A { handle = () => {} }
     WRAPPED = "wrapped"  # const X = make("X", (inst) => {...})
     TYPE = "type"  # type T = ..., enum E {}
-    EXPORTED_CONST = "exported const"  # export const VERSION = "1"
+    EXPORTED_CONST = "exported const"  # export const VERSION = "1" (or let, var)
     SECTION = "section"  # part of a file no parser reads (greploom.core.sections)
     MACRO = "macro"  # macro_rules! m {...}, #define MAX(a, b) ...
 

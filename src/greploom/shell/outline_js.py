@@ -117,7 +117,7 @@ class _Script(FlatWalker):
             self.add(NodeKind.CLASS, F.VARIABLE, text, span, name, value)
         elif value.type == "call_expression" and _top_level(span) and _function_argument(value) is not None:
             self.add(NodeKind.FUNCTION, F.WRAPPED, text, span, name, value)
-        elif span.type == "export_statement" and _is_const(node):
+        elif _is_binding(node) and _exported(node):
             self.add(NodeKind.VARIABLE, F.EXPORTED_CONST, text, span, name, value)
 
     def on_assignment(self, node: Node) -> None:
@@ -192,7 +192,10 @@ def _statement(node: Node) -> Node:
     current = node
     parent = node.parent
     if node.type == "variable_declarator":
-        if parent is None or parent.type not in _STATEMENTS or parent.named_child_count != 1:
+        # One declarator alone; a comment on its line is a named child too, not a second one
+        # (`export const MAX = 10000 // see ...` lost its export, and so its definition).
+        declarators = sum(c.type == "variable_declarator" for c in parent.named_children) if parent else 0
+        if parent is None or parent.type not in _STATEMENTS or declarators != 1:
             return node
         current, parent = parent, parent.parent
     elif node.type == "assignment_expression":
@@ -288,11 +291,17 @@ def _function_argument(call: Node) -> Node | None:
     return next((a for a in args.named_children if a.type in _FUNCTIONS), None)
 
 
-def _is_const(declarator: Node) -> bool:
+def _exported(declarator: Node) -> bool:
+    """Whether a declarator's statement is exported (``export const A = 1, B = 2``: both)."""
+    outer = declarator.parent.parent if declarator.parent is not None else None
+    return outer is not None and outer.type == "export_statement"
+
+
+def _is_binding(declarator: Node) -> bool:
+    """Whether a declarator binds a name with ``const``, ``let`` or ``var`` (an exported one is a
+    definition: mobx exports ``observable`` and ``globalState`` with ``var`` and ``let``)."""
     parent = declarator.parent
-    return (
-        parent is not None and parent.type == "lexical_declaration" and node_text(parent).startswith("const")
-    )
+    return parent is not None and parent.type in ("lexical_declaration", "variable_declaration")
 
 
 def _parameters(value: Node) -> Params:
