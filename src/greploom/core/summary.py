@@ -50,7 +50,9 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # 2: docs and config sections (greploom.core.doc_sections): their cutting, masking
 # (greploom.core.secrets) and links (greploom.core.mentions) are rules of the same kind.
 # 3: a line saying a definition is deprecated, as its code marks it (greploom.core.deprecation).
-SUMMARY_VERSION = "3"
+# 4: what the outlines find (greploom.shell.outline_js: exported let and var bindings, a
+# constant with a comment on its line): rows an index made before does not have.
+SUMMARY_VERSION = "4"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
