@@ -6,7 +6,12 @@ Laws:
    remove or invent them (penalties included).
 2. A definition boost never lowers the defining node's score; a module that
    binds the named symbol at its top level (``g = LocalProxy(...)``) is
-   boosted as that symbol's definition.
+   boosted as that symbol's definition. A definition spelled as the query
+   writes it, case and all, outranks the same candidate named only by smart
+   case (``flow``: function flow before FLOW and Flow), and a module named by
+   its file's name ranks below the same candidate as a definition (``autorun``:
+   the function before the module autorun.ts); named by its whole dotted name,
+   a module is boosted in full.
 3. A better backend rank never lowers a candidate's score, nor does a higher
    normalized backend score (a question fuses scores: greploom.core.score_fusion);
    a question's candidates with scores are fused by them, the vector's first alone
@@ -46,6 +51,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.ranking import (
+    DEFINITION_BOOST,
+    EXACT_CASE_BOOST,
     Candidate,
     QueryKind,
     matches_symbol,
@@ -117,8 +124,25 @@ def test_definition_boost_never_lowers(name: str, file: str, lex: int, vec: int)
     boosted = score_candidate(name, defining)
     assert boosted.score >= score_candidate(name, other).score
     if lex or vec:
-        assert ("definition", 2.0) in boosted.signals
+        assert ("definition", DEFINITION_BOOST * EXACT_CASE_BOOST) in boosted.signals
         assert boosted.score > score_candidate(name, other).score
+
+
+@given(st.sampled_from(("flow", "autorun", "computed")), st.integers(0, 30), st.integers(0, 30))
+def test_the_spelling_and_the_definition_before_smart_case_and_the_module(
+    name: str, lex: int, vec: int
+) -> None:
+    """Same backend ranks: spelled as written before smart case, a definition before the module
+    its file is named for; the module named by its whole dotted name is boosted in full."""
+    if not (lex or vec):
+        return
+    spelled = Candidate("f", name, f"api.{name}.{name}", f"api/{name}.ts", lex, vec)
+    constant = Candidate("c", name.upper(), f"api.{name}.{name.upper()}", f"api/{name}.ts", lex, vec)
+    module = Candidate("m", name, f"api.{name}", f"api/{name}.ts", lex, vec, kind="module")
+    ranked = [r.candidate.key for r in rank_candidates(name, [module, constant, spelled])]
+    assert ranked.index("f") < ranked.index("c") and ranked.index("f") < ranked.index("m")
+    whole = score_candidate(f"api.{name}", module)
+    assert ("definition", DEFINITION_BOOST * EXACT_CASE_BOOST) in whole.signals
 
 
 @given(st.sampled_from(("g", "current_app", "DEFAULT_TIMEOUT")), files, st.integers(1, 30))
@@ -126,7 +150,7 @@ def test_a_module_binding_the_symbol_is_its_definition(name: str, file: str, ran
     """A module binding the name at its top level ranks as a definition of that name would."""
     binding = Candidate("m", "globals", "pkg.globals", file, rank, 0, rank, binds=True)
     plain = Candidate("m", "globals", "pkg.globals", file, rank, 0, rank)
-    assert ("definition", 2.0) in score_candidate(name, binding).signals
+    assert ("definition", DEFINITION_BOOST) in score_candidate(name, binding).signals
     assert score_candidate(name, binding).score > score_candidate(name, plain).score
 
 

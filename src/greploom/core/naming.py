@@ -44,6 +44,12 @@ def matches_symbol(symbol: str, name: str, qualname: str) -> bool:
     return symbol in (_as_written_for(symbol, name), qual) or qual.endswith("." + symbol)
 
 
+def spelled(symbol: str, name: str, qualname: str) -> bool:
+    """Whether a definition is named by ``symbol`` exactly as written, case and all: ``flow``
+    spells function ``flow``, and names ``FLOW`` and ``Flow`` only by smart case."""
+    return symbol in (name, qualname) or qualname.endswith("." + symbol)
+
+
 def folds_case(symbol: str) -> bool:
     """Whether a symbol matches in any case: it has no capital (smart case)."""
     return not any(c.isupper() for c in symbol)

@@ -16,7 +16,9 @@ ever removed; signals only move candidates.
     x name    = 1 + NAME_BONUS * (share of query words in the name, qualname and path)
     x defn    = DEFINITION_BOOST when the query names this definition
                 (its name, or a dotted suffix of its qualified name; smart
-                case: a capital asks for that case)
+                case: a capital asks for that case), x EXACT_CASE_BOOST when
+                spelled as written, case and all, x MODULE_NAME_FACTOR for a
+                module named by its file's name, not its whole dotted name
     x place   = LOCATION_BOOST when a place the query names (``path:line``,
                 a traceback frame, a file: greploom.core.locations) is in
                 this definition; it also adds 1 / (k + location_rank), and
@@ -82,12 +84,18 @@ from greploom.core.lexical import identifier_parts, identifier_tokens
 
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
 # greploom.core.query's; their functions stay importable from here.
-from greploom.core.naming import folds_case, matches_symbol, order_named  # noqa: F401
+from greploom.core.naming import folds_case, matches_symbol, order_named, spelled  # noqa: F401
 from greploom.core.query import Query, QueryKind, as_query, named_symbols, query_kind  # noqa: F401
 from greploom.core.score_fusion import convex_score
 
 NAME_BONUS = 0.5  # a query word found in the name, qualname or path
 DEFINITION_BOOST = 2.0  # the query names this definition outright
+# ... spelled as the query writes it, case and all: ``flow`` names function flow, and
+# constant FLOW, interface Flow only by smart case (mobx: flow came 4th behind them).
+EXACT_CASE_BOOST = 1.5
+# ... a module, named by its file's name, not its whole dotted name: ``autorun`` wants the
+# function autorun.ts defines before the module (mobx: the module came first).
+MODULE_NAME_FACTOR = 0.75
 # The query points at this definition (`adapters.py:412`). Places lead the order
 # anyway (rank_candidates); the boost, above every other signal together
 # (2 x 1.5 x 1.2), makes their scores stand out too, so adaptive context keeps them.
@@ -260,11 +268,15 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
         factor = 1.0 + NAME_BONUS * share
         score *= factor
         signals.append(("name", factor))
-    if kind is QueryKind.SYMBOL and (
-        candidate.binds or any(matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols)
-    ):
-        score *= DEFINITION_BOOST
-        signals.append(("definition", DEFINITION_BOOST))
+    named_by = [s for s in query.symbols if matches_symbol(s, candidate.name, candidate.qualname)]
+    if kind is QueryKind.SYMBOL and (candidate.binds or named_by):
+        boost = DEFINITION_BOOST
+        if any(spelled(s, candidate.name, candidate.qualname) for s in named_by):
+            boost *= EXACT_CASE_BOOST
+        if candidate.kind == MODULE_KIND and not candidate.binds and candidate.qualname not in named_by:
+            boost *= MODULE_NAME_FACTOR
+        score *= boost
+        signals.append(("definition", boost))
     if candidate.location_rank > 0:
         score *= LOCATION_BOOST
         signals.append(("location", LOCATION_BOOST))
