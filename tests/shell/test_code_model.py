@@ -16,10 +16,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from greploom.core.context import USED_EDGE_KINDS
 from greploom.core.cpg import CpgGraph, NodeKind
 from greploom.core.keys import node_identities
+from greploom.shell.outline_ts_signatures import separated
 from greploom.shell.serde import load_cpg
 from greploom.shell.sources import read_sources
 from tests.cli_helpers import cli
@@ -72,6 +75,22 @@ TS_FORMS = (
     ("interface", "(interface_declaration name: (_) @name)"),
     ("type alias", "(type_alias_declaration name: (_) @name)"),
     ("class", "(class_declaration name: (_) @name)"),
+)
+
+
+# Lines of interfaces, type literals and expressions, for the repair's law.
+LINES = (
+    b"export interface F {",
+    b"    <T>(fn: T): T",
+    b"    <T extends X>(name: string, fn: T): T",
+    b"\t<K>(key: K): V",
+    b"    // named",
+    b"    (name: string): D",
+    b"}",
+    b"const f =",
+    b"  <T>(x: T) => x",
+    b"    a <b",
+    b"",
 )
 
 
@@ -161,6 +180,31 @@ def test_no_typescript_form_is_missing(
     for form in forms:
         assert wanted[form], form
     assert _missing(wanted, indexed(root, tmp_path)) == {}
+
+
+@pytest.mark.slow
+def test_call_signatures_the_grammar_cannot_separate_lose_nothing(sample_dir: Path, tmp_path: Path) -> None:
+    """mobx's IActionFactory holds generic call signatures separated by line breaks, which
+    tree-sitter-typescript cannot parse: the definitions after it are indexed all the same."""
+    text = (sample_dir / "mobx" / "src" / "api" / "action.ts").read_bytes()
+    assert ts.Parser(_language(".ts")).parse(text).root_node.has_error  # the grammar's bug stands
+    have = indexed(sample_dir / "mobx", tmp_path)
+    for name, line in (("IActionFactory", 40), ("action", 85), ("runInAction", 93), ("isAction", 97)):
+        spans = have[("src/api/action.ts", name)]
+        assert any(first <= line <= last for first, last in spans), (name, spans)
+    assert (40, 48) in have[("src/api/action.ts", "IActionFactory")]  # its whole body, no more
+
+
+@given(st.lists(st.sampled_from(LINES), max_size=12))
+def test_separating_call_signatures_moves_no_line_or_column(lines: list[bytes]) -> None:
+    """The repair keeps every byte's line and column: only a first indentation character
+    becomes ``;``, and only before a generic call signature."""
+    text = b"\n".join(lines)
+    out = separated(text)
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    for before, after in zip(text.split(b"\n"), out.split(b"\n"), strict=True):
+        repaired = after == b";" + before[1:] and before[:1] in (b" ", b"\t") and b"<" in before
+        assert after == before or repaired
 
 
 @pytest.mark.slow

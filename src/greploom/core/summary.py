@@ -52,7 +52,9 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # 3: a line saying a definition is deprecated, as its code marks it (greploom.core.deprecation).
 # 4: what the outlines find (greploom.shell.outline_js: exported let and var bindings, a
 # constant with a comment on its line): rows an index made before does not have.
-SUMMARY_VERSION = "4"
+# 5: TypeScript's generic call signatures the grammar cannot separate, separated for it
+# (greploom.shell.outline_ts_signatures): the definitions after them.
+SUMMARY_VERSION = "5"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")

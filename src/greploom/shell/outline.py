@@ -28,6 +28,7 @@ from greploom.shell.outline_java import outline_java
 from greploom.shell.outline_js import outline_script
 from greploom.shell.outline_python import outline_python
 from greploom.shell.outline_rust import outline_rust
+from greploom.shell.outline_ts_signatures import parse_typescript
 
 # language -> (grammar module, the function of it that gives the language)
 _GRAMMARS: dict[str, tuple[str, str]] = {
@@ -95,7 +96,9 @@ def outline_file(file: str, text: bytes) -> FileOutline | None:
     parser = _parser(language) if language is not None else None
     if language is None or parser is None:
         return None
-    tree = parser.parse(text)
+    # TypeScript's call signatures the grammar cannot separate are separated for it (not in
+    # .tsx, where a line opening with `<` is markup).
+    tree = parse_typescript(parser, text) if language == "typescript" else parser.parse(text)
     if language in _SCRIPTS:
         return outline_script(file, tree)
     if language == "python":
