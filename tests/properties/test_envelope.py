@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -130,31 +131,20 @@ def test_the_envelope_fits_in_every_form(
             assert structure.get(f"{name}_total") == (len(full) if len(full) > cap else None)
 
 
+def _as_hit(node: ExpandedNode, lines: int) -> ExpandedNode:
+    """A node of ``nodes`` as a function hit with ``lines`` of code that answer "cart total"."""
+    return attrs.evolve(
+        node,
+        ref=attrs.evolve(node.ref, name="total", kind="function"),
+        relationship=Relationship.HIT,
+        qualname="m.total",
+        summary="def total(cart)\ncalls: g",
+        source="def total(cart):\n" + "    cart.total += 1\n" * lines,
+    )
+
+
 hits = st.lists(
-    st.builds(
-        ExpandedNode,
-        ref=st.builds(
-            NodeRef,
-            key=st.uuids().map(str),
-            name=st.just("total"),
-            kind=st.just("function"),
-            file=st.just("a.py"),
-            line=st.integers(1, 99),
-        ),
-        relevance=st.floats(0.01, 1.0),
-        relationship=st.just(Relationship.HIT),
-        hops=st.just(0),
-        via=st.none(),
-        qualname=st.just("m.total"),
-        summary=st.just("def total(cart)\ncalls: g"),
-        source=st.integers(1, 80).map(lambda n: "def total(cart):\n" + "    cart.total += 1\n" * n),
-        end_line=st.none(),
-        node_id=st.just("function:a.py:1:0:1"),
-        structure=structures,
-    ),
-    min_size=1,
-    max_size=6,
-    unique_by=lambda n: n.ref.key,
+    st.builds(_as_hit, nodes, st.integers(1, 80)), min_size=1, max_size=6, unique_by=lambda n: n.ref.key
 )
 
 
