@@ -193,6 +193,10 @@ def test_call_signatures_the_grammar_cannot_separate_lose_nothing(sample_dir: Pa
         spans = have[("src/api/action.ts", name)]
         assert any(first <= line <= last for first, last in spans), (name, spans)
     assert (40, 48) in have[("src/api/action.ts", "IActionFactory")]  # its whole body, no more
+    # observable.ts: the same, and its factories' methods under `{...} as any`
+    for name, line in (("observable", 227), ("box", 188), ("object", 210), ("IObservableFactory", 163)):
+        spans = have[("src/api/observable.ts", name)]
+        assert any(first <= line <= last for first, last in spans), (name, spans)
 
 
 @given(st.lists(st.sampled_from(LINES), max_size=12))

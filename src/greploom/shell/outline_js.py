@@ -36,6 +36,11 @@ _TYPE_DECLS = {
     "enum_declaration": "enum",
 }
 _STATEMENTS = frozenset(("expression_statement", "lexical_declaration", "variable_declaration"))
+# What TypeScript wraps a value in without making it another value: `x as T`, `x satisfies T`,
+# `(x)`, `<T>x`.
+_TYPE_WRAPPERS = frozenset(
+    ("as_expression", "satisfies_expression", "parenthesized_expression", "type_assertion")
+)
 
 
 def outline_script(file: str, tree: Any) -> FileOutline:
@@ -258,8 +263,12 @@ def _object_owner(obj: Node) -> str | None:
     """The name an object literal is bound to: ``const proto = {...}`` -> ``proto``,
     ``module.exports = {...}`` and ``export default {...}`` -> "" (the module itself),
     a nested ``{ a: { b() {} } }`` -> ``x.a``; None for an object bound to nothing
-    (an argument, a return value): its functions are callbacks, not definitions."""
+    (an argument, a return value): its functions are callbacks, not definitions. A type
+    assertion around it is looked through: ``const factories = {...} as any`` (mobx's
+    ``observableFactories``, whose ``box``, ``array``, ``map``... were lost to it)."""
     parent = obj.parent
+    while parent is not None and parent.type in _TYPE_WRAPPERS:
+        parent = parent.parent
     if parent is None:
         return None
     if parent.type == "export_statement":
