@@ -268,7 +268,11 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
         factor = 1.0 + NAME_BONUS * share
         score *= factor
         signals.append(("name", factor))
-    named_by = [s for s in query.symbols if matches_symbol(s, candidate.name, candidate.qualname)]
+    named_by = (
+        [s for s in query.symbols if matches_symbol(s, candidate.name, candidate.qualname)]
+        if kind is QueryKind.SYMBOL
+        else []
+    )
     if kind is QueryKind.SYMBOL and (candidate.binds or named_by):
         boost = DEFINITION_BOOST
         if any(spelled(s, candidate.name, candidate.qualname) for s in named_by):

@@ -184,8 +184,8 @@ def _span(node: ExpandedNode) -> tuple[str, str, int, int] | None:
     """Where a node's code lies (its collection, file, first and last line), when its source is
     those lines as they are: not a module's (its own text, each definition elided to one line:
     greploom.core.module_text), nor a doc or config section's."""
-    if node.source is None or node.end_line is None or node.ref.kind in NOT_VERBATIM:
-        return None
+    if (node.source is None and not node.earlier) or node.end_line is None or node.ref.kind in NOT_VERBATIM:
+        return None  # (a node the session was sent keeps its lines, though its source is gone here)
     return node.collection, node.ref.file, node.ref.line, node.end_line
 
 
@@ -206,10 +206,8 @@ class _Shown:
 def _sent_earlier(node: ExpandedNode) -> tuple[_Shown, ...]:
     """A node the session received whole, as a hit shown above that the blocks after it lean
     on (their lines left out, or a pointer to it); none for any other node."""
-    if not node.earlier or node.end_line is None or node.ref.kind in NOT_VERBATIM:
-        return ()  # its lines as they are were sent (its source is gone from this answer)
-    span = (node.collection, node.ref.file, node.ref.line, node.end_line)
-    return (_Shown(block_key(node), node.qualname, span, earlier=True),)
+    span = _span(node) if node.earlier else None
+    return () if span is None else (_Shown(block_key(node), node.qualname, span, earlier=True),)
 
 
 def _shortcuts(

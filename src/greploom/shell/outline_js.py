@@ -122,7 +122,7 @@ class _Script(FlatWalker):
             self.add(NodeKind.CLASS, F.VARIABLE, text, span, name, value)
         elif value.type == "call_expression" and _top_level(span) and _function_argument(value) is not None:
             self.add(NodeKind.FUNCTION, F.WRAPPED, text, span, name, value)
-        elif _is_binding(node) and _exported(node):
+        elif _exported_binding(node):
             self.add(NodeKind.VARIABLE, F.EXPORTED_CONST, text, span, name, value)
 
     def on_assignment(self, node: Node) -> None:
@@ -199,8 +199,11 @@ def _statement(node: Node) -> Node:
     if node.type == "variable_declarator":
         # One declarator alone; a comment on its line is a named child too, not a second one
         # (`export const MAX = 10000 // see ...` lost its export, and so its definition).
-        declarators = sum(c.type == "variable_declarator" for c in parent.named_children) if parent else 0
-        if parent is None or parent.type not in _STATEMENTS or declarators != 1:
+        if (
+            parent is None
+            or parent.type not in _STATEMENTS
+            or sum(c.type == "variable_declarator" for c in parent.named_children) != 1
+        ):
             return node
         current, parent = parent, parent.parent
     elif node.type == "assignment_expression":
@@ -300,17 +303,16 @@ def _function_argument(call: Node) -> Node | None:
     return next((a for a in args.named_children if a.type in _FUNCTIONS), None)
 
 
-def _exported(declarator: Node) -> bool:
-    """Whether a declarator's statement is exported (``export const A = 1, B = 2``: both)."""
-    outer = declarator.parent.parent if declarator.parent is not None else None
-    return outer is not None and outer.type == "export_statement"
-
-
-def _is_binding(declarator: Node) -> bool:
-    """Whether a declarator binds a name with ``const``, ``let`` or ``var`` (an exported one is a
-    definition: mobx exports ``observable`` and ``globalState`` with ``var`` and ``let``)."""
-    parent = declarator.parent
-    return parent is not None and parent.type in ("lexical_declaration", "variable_declaration")
+def _exported_binding(declarator: Node) -> bool:
+    """Whether a declarator binds an exported name with ``const``, ``let`` or ``var`` (mobx exports
+    ``observable`` and ``globalState`` with ``var`` and ``let``; ``export const A = 1, B = 2``: both)."""
+    declaration = declarator.parent
+    return (
+        declaration is not None
+        and declaration.type in ("lexical_declaration", "variable_declaration")
+        and declaration.parent is not None
+        and declaration.parent.type == "export_statement"
+    )
 
 
 def _parameters(value: Node) -> Params:

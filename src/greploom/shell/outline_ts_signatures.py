@@ -30,7 +30,7 @@ from typing import Any
 from greploom.shell.outline_common import parse_errors
 
 # An indented line opening a generic call signature: `    <T extends X>(...)`.
-_OPENS_SIGNATURE = re.compile(rb"^([ \t]+)<[A-Za-z_$]")
+_OPENS_SIGNATURE = re.compile(rb"^[ \t]+<[A-Za-z_$]")
 # What a member's line may end with (an identifier, a closing bracket, a string): not an
 # operator or an opening bracket, after which the `<` would continue an expression.
 _ENDS_MEMBER = re.compile(rb"[\w$)\]}>\"'`]\s*$")
@@ -42,8 +42,7 @@ def separated(text: bytes) -> bytes:
     lines = text.split(b"\n")
     previous = b""  # the last line holding code, not only a comment or blanks
     for i, line in enumerate(lines):
-        opens = _OPENS_SIGNATURE.match(line)
-        if opens is not None and _ENDS_MEMBER.search(previous):
+        if _OPENS_SIGNATURE.match(line) and _ENDS_MEMBER.search(previous):
             lines[i] = b";" + line[1:]
         if line.strip() and not _COMMENT.match(line):
             previous = line
