@@ -148,6 +148,35 @@ def test_doc_comment_touches_its_definition(doc: str, style: str, blank: bool, a
     assert found == (None if detached else doc.strip())
 
 
+SIGNATURE_FORMS = st.sampled_from(
+    ("function", "export function", "export declare function", "  public", "  static")
+)
+
+
+@given(DOCS, st.lists(st.tuples(SIGNATURE_FORMS, st.booleans(), st.booleans()), min_size=1, max_size=3))
+def test_overload_signatures_stand_between_a_definition_and_its_doc_comment(
+    doc: str, overloads: list[tuple[str, bool, bool]]
+) -> None:
+    """In TypeScript a definition's overload signatures may stand between its doc comment and its
+    body (one line each or split over several, ``;`` or not): the comment documents it. Passed
+    over only for the definition's own name: another name's signatures, a call of the name and
+    an unnamed lookup leave the comment to what it touches."""
+    lines = [f"/** {doc} */", "/*#__PURE__*/"]
+    for form, split, semicolon in overloads:
+        end = ";" if semicolon else ""
+        if split:
+            lines += [f"{form} observe<T>(", "    value: T,", "    listener: (x: T) => void", f"): void{end}"]
+        else:
+            lines.append(f"{form} observe(value: string): () => void{end}")
+    text = "\n".join([*lines, "export function observe(value) {", "}"])
+    line = len(lines) + 1
+    assert doc_comment(text, line, "observe") == doc.strip()
+    assert doc_comment(text, line, "observer") is None
+    assert doc_comment(text, line) is None
+    call = "\n".join([f"/** {doc} */", "observe(value)", "function observe(value: number) {", "}"])
+    assert doc_comment(call, 3, "observe") is None
+
+
 @given(DOCS)
 def test_a_banner_is_not_documentation(title: str) -> None:
     """A run of ``//`` lines holding a banner of slashes documents nothing."""

@@ -288,6 +288,30 @@ def test_a_long_file_no_parser_reads_is_indexed_in_sections(tmp_path: Path) -> N
     assert "class Model0" not in first  # a section, not the whole file
 
 
+def test_a_typescript_function_is_documented_above_its_overloads(tmp_path: Path) -> None:
+    """TypeScript writes a function's doc comment above its overload signatures (mobx's
+    ``observe``; immer's ``each`` splits one over lines): it documents the function, so its
+    summary says it and its words find it; a bundler's annotation documents nothing."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "observe.ts").write_text(
+        "/**\n * Registers a listener that fires whenever the watched value changes.\n */\n"
+        "export function observe<T>(value: T[], listener: (change: T) => void): () => void\n"
+        "export function observe<T>(\n    value: Map<string, T>,\n    listener: (change: T) => void\n"
+        "): () => void\n"
+        "export function observe(thing, listener): () => void {\n    return thing.subscribe(listener)\n}\n"
+        "\n/*#__PURE__*/\nexport function undocumented(x: number): number {\n    return observe(x)\n}\n"
+    )
+    done = cli("index", project, "--db", tmp_path / "o.db", "--provider", "none")
+    assert done.code == 0, done.err
+    found = cli("query", "listener that fires whenever the watched value changes", "--db", tmp_path / "o.db")
+    head = found.out.split("## hit: function observe.observe (observe.ts:9)", 1)
+    assert len(head) == 2, found.out
+    assert head[1].split("\n", 2)[1] == "Registers a listener that fires whenever the watched value changes."
+    other = cli("query", "undocumented", "--db", tmp_path / "o.db").out
+    assert "__PURE__" not in other.split("## hit: function observe.undocumented", 1)[1].split("```")[0]
+
+
 @pytest.mark.slow
 def test_an_edit_to_a_file_treeloom_skips_is_seen_by_the_next_run(sample_dir: Path, tmp_path: Path) -> None:
     """The CPG of a directory does not change when a skipped file does; the index still does."""

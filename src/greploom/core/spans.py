@@ -20,7 +20,10 @@ ends and what comment documents it:
   ``/** ... */`` or ``/* ... */`` block, or a run of ``//`` / ``///`` lines),
   past attribute and annotation lines (``#[derive(..)]``, ``@Override``),
   with no blank line between; comment markers removed. Tool directives
-  (``//go:generate``, ``// eslint-disable``) are not documentation.
+  (``//go:generate``, ``// eslint-disable``) and bundler annotations
+  (``/*#__PURE__*/``) are not documentation. In TypeScript the comment sits
+  above the definition's overload signatures when it has them (mobx's
+  ``observe``, immer's ``each``): they are passed over.
 - :func:`with_sources`: a copy of the CPG whose function and class nodes in
   those languages carry the recovered ``source_text``, ``end_location`` and
   ``doc_comment`` (greploom's own attribute; treeloom writes none), unless
@@ -31,7 +34,8 @@ Laws (tests/properties/test_spans.py): a body's braces, strings and
 comments holding any braces never move its end; the span never ends before
 it starts nor past the text; the source of a definition starts at its line
 and ends with its closing brace; a doc comment is found only when it touches
-the definition; Python nodes and nodes that have source are left as they are.
+the definition or the definition's own overload signatures that touch it;
+Python nodes and nodes that have source are left as they are.
 """
 
 from __future__ import annotations
@@ -57,7 +61,17 @@ _RUST_CHAR = re.compile(r"'(?:[^\\'\n]|\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _RUST_RAW = re.compile(r'b?r(#*)"')
 _CPP_RAW = re.compile(r'(?:u8|[uUL])?R"([^()\\\s]{0,16})\(')
+# A bundler's annotation on its own line (``/*#__PURE__*/``): for the minifier, not the reader.
+_ANNOTATION = re.compile(r"^\s*/\*\s*[#@]__(?:PURE|NO_SIDE_EFFECTS|INLINE)__\s*\*/\s*$")
 _DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
+
+
+TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")  # where a function may have overload signatures
+
+
+def overloaded_name(file: str, name: str) -> str | None:
+    """The name whose overload signatures :func:`doc_comment` passes over: in TypeScript only."""
+    return name if file.endswith(TYPESCRIPT) else None
 
 
 def family_of(file: str) -> str | None:
@@ -293,12 +307,21 @@ def definition_end(text: str, start: int, family: str) -> int | None:
     return None
 
 
-def doc_comment(file: str | SourceFile, line: int) -> str | None:
-    """The comment directly above a 1-based line (attribute lines passed over), cleaned."""
+def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = None) -> str | None:
+    """The comment directly above a 1-based line (attribute lines passed over), cleaned.
+
+    ``overloads_of``: the definition's name, where TypeScript overload signatures of it may
+    stand between its comment and its body (``export function observe(a: A): X`` lines
+    above ``export function observe(...) {``): the comment above the first one documents it.
+    """
     lines = SourceFile.of(file).lines
     row = min(line - 1, len(lines)) - 1
-    while row >= 0 and lines[row].strip().startswith(("@", "#[", "#![")):
+    while row >= 0 and (lines[row].strip().startswith(("@", "#[", "#![")) or _ANNOTATION.match(lines[row])):
         row -= 1
+    if overloads_of:
+        row = _above_overloads(lines, row, overloads_of)
+        while row >= 0 and _ANNOTATION.match(lines[row]):
+            row -= 1
     if row < 0:
         return None
     jsdoc_only = False
@@ -331,6 +354,36 @@ def doc_comment(file: str | SourceFile, line: int) -> str | None:
     return doc or None
 
 
+# How far up one overload signature may reach (its parameters one to a line).
+MAX_SIGNATURE_LINES = 12
+_MODIFIERS = (
+    r"(?:(?:export|default|declare|public|private|protected|static|abstract|override|async|readonly)\s+)*"
+)
+
+
+def _above_overloads(lines: Sequence[str], row: int, name: str) -> int:
+    """The 0-based row above the overload signatures of ``name`` that end at ``row`` (none:
+    ``row``). A signature opens with the name, after modifiers and ``function``, followed by
+    ``<`` or ``(``; it holds a type (a ``:``), and no line that opens or closes a body (``{`` at
+    its end, ``}`` first), no blank line and no comment, so a previous definition's body or a
+    call of the name is never read as one.
+    """
+    head = re.compile(rf"^\s*{_MODIFIERS}(?:function\s*\*?\s*)?{re.escape(name)}\s*[<(]")
+    while row >= 0:
+        top = row
+        while top >= 0 and row - top < MAX_SIGNATURE_LINES and not head.match(lines[top]):
+            top -= 1
+        if top < 0 or not head.match(lines[top]):
+            return row
+        run = [s.strip() for s in lines[top : row + 1]]
+        if any(not s or s.endswith("{") or s.startswith(("}", "//", "/*", "*")) for s in run):
+            return row
+        if ":" not in " ".join(run):  # typed, as an overload is: not a call ``name(x)``
+            return row
+        row = top - 1
+    return row
+
+
 def _strip_block_line(line: str) -> str:
     s = line.strip()
     s = re.sub(r"^/\*+!?", "", s)
@@ -348,8 +401,11 @@ class Recovered:
     doc: str | None
 
 
-def recover(file: str | SourceFile, line: int, column: int, family: str) -> Recovered | None:
-    """The source (whole lines, from the definition's line to its end), or None when no end is found."""
+def recover(
+    file: str | SourceFile, line: int, column: int, family: str, overloads_of: str | None = None
+) -> Recovered | None:
+    """The source (whole lines, from the definition's line to its end), or None when no end is found.
+    ``overloads_of``: as for :func:`doc_comment`."""
     src = SourceFile.of(file)
     start = line_offset(src, line, column)
     if start is None:
@@ -360,7 +416,8 @@ def recover(file: str | SourceFile, line: int, column: int, family: str) -> Reco
     first = src.starts[line - 1]
     last = src.text.find("\n", end)
     source = src.text[first : last if last >= 0 else len(src.text)]
-    return Recovered(source=source, end_line=line + source.count("\n"), doc=doc_comment(src, line))
+    doc = doc_comment(src, line, overloads_of)
+    return Recovered(source=source, end_line=line + source.count("\n"), doc=doc)
 
 
 def _with_attrs(pairs: AttrPairs, extra: Mapping[str, AttrValue]) -> AttrPairs:
@@ -427,10 +484,10 @@ def with_sources(data: CpgData, files: Mapping[str, str]) -> Recovery:
             nodes.append(node)
             continue
         if isinstance(node.attr("source_text"), str):
-            doc = doc_comment(text, node.line)
+            doc = doc_comment(text, node.line, overloaded_name(node.file, node.name))
             nodes.append(attrs.evolve(node, attrs=_with_attrs(node.attrs, {"doc_comment": doc})))
             continue
-        got = recover(text, node.line, node.location.column, family)
+        got = recover(text, node.line, node.location.column, family, overloaded_name(node.file, node.name))
         if got is None:
             nodes.append(node)
             continue

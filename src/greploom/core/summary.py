@@ -55,7 +55,8 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # 5: TypeScript's generic call signatures the grammar cannot separate, separated for it
 # (greploom.shell.outline_ts_signatures): the definitions after them.
 # 6: an object literal's methods under a type assertion (`{...} as any`: greploom.shell.outline_js).
-SUMMARY_VERSION = "6"
+# 7: a TypeScript function's doc comment above its overload signatures (greploom.core.spans).
+SUMMARY_VERSION = "7"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")

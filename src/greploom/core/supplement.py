@@ -43,7 +43,7 @@ from greploom.core.cpg import (
 )
 from greploom.core.keys import is_indexable
 from greploom.core.outline import FileOutline, FoundDefinition, Point, contains
-from greploom.core.spans import SourceFile, doc_comment
+from greploom.core.spans import SourceFile, doc_comment, overloaded_name
 
 PLACEHOLDER_NAMES = frozenset(("<arrow>", "<anonymous>", "<lambda>", "anonymous", ""))
 
@@ -246,7 +246,7 @@ class _FileMerge:
             "owner": item.owner or None,
             "source_text": _source(self.src, item),
             "source_from_line_start": True,
-            "doc_comment": doc_comment(self.src, item.start[0]),
+            "doc_comment": doc_comment(self.src, item.start[0], overloaded_name(self.file, item.name)),
             "is_async": True if item.is_async else None,
             "bases": item.bases or None,
             "keyword": item.keyword or None,
