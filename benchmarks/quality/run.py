@@ -103,6 +103,10 @@ def _no_file_evidence() -> None:
     ranking.asks_about_architecture = lambda words: False  # type: ignore[assignment]
 
 
+def _no_class_evidence() -> None:
+    ranking.class_lifts = lambda pool, **_: {c.key: 0.0 for c in pool}  # type: ignore[assignment]
+
+
 def _no_legacy() -> None:
     ranking.current_over_legacy = lambda query, scored, namesakes=(): list(scored)  # type: ignore[assignment]
 
@@ -119,6 +123,7 @@ def _no_declaration() -> None:
 # ablation, done here so that src/ stays as shipped), with the names it replaces.
 ABLATIONS: dict[str, tuple[tuple[str, ...], Callable[[], None]]] = {
     "file-evidence": (("asks_about_architecture",), _no_file_evidence),  # issue 16 item 1
+    "class-evidence": (("class_lifts",), _no_class_evidence),  # a class leading its members
     "legacy": (("current_over_legacy",), _no_legacy),  # issue 16 item 2
     "non-product": (("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
     "declaration": (("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases

@@ -48,7 +48,10 @@ ever removed; signals only move candidates.
     x file    = symbol queries: 1 + FILE_COHERENCE * (other candidates from the same file, at most 4);
                 questions about how the code is built ("how does ... work", "overview"):
                 the file's best definition and its module node gain FILE_LIFT x the
-                evidence of the file's other candidates (greploom.core.file_evidence)
+                evidence of the file's other candidates (greploom.core.file_evidence);
+                other questions in words: a class that leads at least two of its members
+                among the candidates gains CLASS_LIFT x their evidence
+                (greploom.core.class_evidence)
 
 then the definitions the query's places point at lead, in the places' order, and the
 rest follow by score. No file is pushed down for the number of its results: per-file
@@ -65,8 +68,8 @@ order does not depend on the order candidates are given in; the places
 lead and the rest are in score order; a definition is
 named by its name and qualified name, as written or in lower case; the name
 lookup keeps exactly the named definitions, whole qualified names first.
-File evidence and legacy copies: tests/properties/test_file_evidence.py and
-tests/properties/test_legacy.py.
+File evidence, class evidence and legacy copies: tests/properties/test_file_evidence.py,
+tests/properties/test_class_evidence.py and tests/properties/test_legacy.py.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from greploom.core import legacy
+from greploom.core.class_evidence import Scored, class_lifts
 from greploom.core.code_categories import asked_for, candidate_category, path_category
 from greploom.core.deprecation import inherited_ranks, inherited_scores
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
@@ -325,14 +329,15 @@ def rank_candidates(
     read = as_query(query)
     unique = _successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)}, read)
     scored = current_over_legacy(read, [_score(read, c, k) for c in unique.values()], namesakes)
+    evidence = "file"
     if read.kind is QueryKind.SYMBOL:
         factors = _file_coherence(scored)
     elif asks_about_architecture(read.words):
         factors = _file_evidence(scored)
     else:
-        factors = dict.fromkeys((r.candidate.key for r in scored), 1.0)
+        factors, evidence = _class_evidence(scored), "class"
     coherent = [
-        Ranked(r.candidate, r.score * f, (*r.signals, ("file", f)))
+        Ranked(r.candidate, r.score * f, (*r.signals, (evidence, f)))
         for r, f in ((r, factors[r.candidate.key]) for r in scored)
     ]
     # The definitions the query's places point at lead, in the places' order (a
@@ -435,6 +440,15 @@ def _file_coherence(scored: Sequence[Ranked]) -> dict[str, float]:
     return {
         r.candidate.key: 1.0 + FILE_COHERENCE * min(per_file_count[r.candidate.file] - 1, MAX_COHERENCE_PEERS)
         for r in scored
+    }
+
+
+def _class_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
+    """Each candidate's factor from its members' evidence (greploom.core.class_evidence), by key."""
+    pool = [Scored(c.key, c.qualname, c.file, c.kind, r.score) for r, c in ((r, r.candidate) for r in scored)]
+    lifts = class_lifts(pool)
+    return {
+        r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in scored
     }
 
 
