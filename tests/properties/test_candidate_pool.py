@@ -8,6 +8,11 @@ Laws:
 2. Deepening keeps every candidate of the shallow list, keeps the backend's
    order, adds only product code, and adds at most enough of it for the
    list to hold ``limit`` product candidates.
+3. Code in a legacy tree crowds a list as tests do, and is not added when
+   deepening, unless the question names the tree or asks about old code;
+   the trees a list could hold (``suspected_trees``) include every tree the
+   files show (``legacy_trees``), so a list that could not be crowded by them
+   is not.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.candidate_pool import CROWDED, crowded, deepen, non_product
+from greploom.core.legacy import ASKS_FOR_OLD, legacy_trees, suspected_trees
 
 files = st.sampled_from(
     (
@@ -62,3 +68,30 @@ def test_doc_sections_crowd_like_tests(kinds: list[str], words: frozenset[str]) 
     prose = sum(k in ("doc", "config") for k in kinds)
     assert crowded(listed, words, kinds) == (prose > CROWDED * len(kinds) if kinds else False)
     assert not crowded(listed, words | {"install"}, kinds)
+
+
+code_files = st.sampled_from(
+    ("pkg/core.py", "pkg/v1/core.py", "pkg/v1/sub/util.py", "pkg/deprecated/api.py", "pkg/v2/core.py")
+)
+old_asks = st.sampled_from(
+    (frozenset({"parse"}), frozenset({"v1", "parse"}), frozenset({"deprecated"}), frozenset({"legacy"}))
+)
+
+
+@given(st.lists(code_files, max_size=16), old_asks)
+def test_old_code_crowds_unless_asked_for(listed: list[str], words: frozenset[str]) -> None:
+    """Law 3: old copies are not product code unless the question names their tree or asks about old code."""
+    trees = legacy_trees(listed)
+    assert trees <= suspected_trees(listed)
+    for file in listed:
+        in_tree = any(file.startswith(t + "/") for t in trees)
+        named = any(file.startswith(t + "/") and t.rsplit("/", 1)[-1] in words for t in trees)
+        expected = in_tree and not named and not (words & ASKS_FOR_OLD)
+        assert non_product(file, words, trees=trees) == expected
+    share = sum(non_product(f, words, trees=trees) for f in listed)
+    assert crowded(listed, words, trees=trees) == (bool(listed) and share > CROWDED * len(listed))
+    if not crowded(listed, words, trees=suspected_trees(listed)):
+        assert not crowded(listed, words, trees=trees)
+    deep = [(f"k{i}", f) for i, f in enumerate(listed)]
+    out = deepen([], deep, 5, words, trees=trees)
+    assert all(not non_product(f, words, trees=trees) for k, f in deep if k in out)

@@ -229,6 +229,28 @@ def test_tests_crowding_the_candidates_do_not_hide_the_product(tmp_path: Path) -
     assert _results(db, "which tests parse the header value")[0]["file"] == "tests/test_headers.py"
 
 
+def test_old_copies_crowding_the_candidates_do_not_hide_the_current_code(tmp_path: Path) -> None:
+    """Old code crowds a backend's candidates as tests do (pydantic's v1/ copies filled the ten
+    vector candidates of a question about its current decorator): that backend is asked deeper,
+    and the current definition comes first; a question naming the tree gets the copies."""
+    root = tmp_path / "proj"
+    (root / "pkg" / "v1").mkdir(parents=True)
+    (root / "pkg" / "headers.py").write_text(
+        'def split_fields(raw):\n    """Break a raw header value into its fields."""\n'
+        '    return [part.strip() for part in raw.split(";")]\n'
+    )
+    copies = "".join(
+        f'def parse_header_value_{i}(raw):\n    """Parse the header value, parse the header value {i}."""\n'
+        f'    return raw.split(";")  # parse header value\n\n\n'
+        for i in range(14)
+    )
+    (root / "pkg" / "v1" / "headers.py").write_text(copies)
+    db = _indexed(root, tmp_path)
+    current = "function:pkg/headers.py:split_fields"
+    assert _results(db, "where do we parse the header value")[0]["key"] == current
+    assert _results(db, "where does v1 parse the header value")[0]["file"] == "pkg/v1/headers.py"
+
+
 OLD_API = '''import warnings
 from typing import overload
 

@@ -9,8 +9,15 @@ list is tests or examples, the shell fetches that backend deeper and :func:`deep
 keeps the first ``limit`` product candidates in their order, plus the
 non-product ones the shallow list held (still demoted, never dropped).
 
+Old code crowds a list the same way: on pydantic, whose ``v1/`` and ``deprecated/`` trees
+hold near copies of the 1.x API, the ten vector candidates for "decorator to check one
+field of a model with a custom function" were all copies in those trees, and the current
+decorator was not among them. Code in a legacy tree (greploom.core.legacy: ``trees`` are
+those the caller read from the files it knows) counts as not asked for unless the question
+names the tree or asks about old code (:data:`greploom.core.legacy.ASKS_FOR_OLD`).
+
 Laws (tests/properties/test_candidate_pool.py): a list is crowded only when
-tests or examples the question does not ask for are more than CROWDED of it;
+tests, examples or old code the question does not ask for are more than CROWDED of it;
 deepening keeps the backend's order, keeps every candidate of the shallow
 list, adds only product code, and adds no more than ``limit`` of it.
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from greploom.core.code_categories import asked_for, candidate_category
+from greploom.core.legacy import asks_for_old, names_tree, trees_of
 
 CROWDED = 0.5  # share of a list that is tests or examples before the backend is asked deeper
 DEEPER = 3  # how much deeper it is asked
@@ -31,20 +39,33 @@ DEEPER = 3  # how much deeper it is asked
 CROWDING = frozenset({"test", "example", "doc", "config"})
 
 
-def non_product(file: str, words: frozenset[str], kind: str = "") -> bool:
+def non_product(
+    file: str, words: frozenset[str], kind: str = "", trees: frozenset[str] = frozenset()
+) -> bool:
     """Whether a definition (of ``kind``, in ``file``) is a test, an example or a doc section the
-    question does not ask for."""
+    question does not ask for, or lies in one of the legacy ``trees`` the question neither names
+    nor asks about."""
     category = candidate_category(file, kind)
-    return category in CROWDING and not asked_for(category, words)
+    if category in CROWDING and not asked_for(category, words):
+        return True
+    mine = trees_of(file, trees) if trees else ()
+    return bool(mine) and not names_tree(words, mine) and not asks_for_old(words)
 
 
-def crowded(files: Sequence[str], words: frozenset[str], kinds: Sequence[str] = ()) -> bool:
+def crowded(
+    files: Sequence[str],
+    words: frozenset[str],
+    kinds: Sequence[str] = (),
+    trees: frozenset[str] = frozenset(),
+) -> bool:
     """Whether more than :data:`CROWDED` of a list's files are non-product code not asked for.
-    ``kinds``: the candidates' kinds, in the order of ``files`` (none: code)."""
+    ``kinds``: the candidates' kinds, in the order of ``files`` (none: code); ``trees``: the
+    legacy trees known (greploom.core.legacy.legacy_trees)."""
     if not files:
         return False
     of = list(kinds) + [""] * (len(files) - len(kinds))
-    return sum(non_product(f, words, k) for f, k in zip(files, of, strict=True)) > CROWDED * len(files)
+    held = sum(non_product(f, words, k, trees) for f, k in zip(files, of, strict=True))
+    return held > CROWDED * len(files)
 
 
 def deepen(
@@ -53,18 +74,24 @@ def deepen(
     limit: int,
     words: frozenset[str],
     kinds: Mapping[str, str] | None = None,
+    *,
+    trees: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The shallow list's keys, and the deeper list's product keys after them, in the deep order,
     until ``limit`` product keys are held. ``deep``: (key, file), best first; ``kinds``: by key
-    (absent: code)."""
+    (absent: code); ``trees``: as for :func:`crowded`."""
     kind = kinds or {}
     kept = set(shallow)
-    product = sum(1 for key, file in deep if key in kept and not non_product(file, words, kind.get(key, "")))
+
+    def product_code(key: str, file: str) -> bool:
+        return not non_product(file, words, kind.get(key, ""), trees)
+
+    product = sum(1 for key, file in deep if key in kept and product_code(key, file))
     out: list[str] = []
     for key, file in deep:
         if key in kept:
             out.append(key)
-        elif product < limit and not non_product(file, words, kind.get(key, "")):
+        elif product < limit and product_code(key, file):
             out.append(key)
             product += 1
     out.extend(key for key in shallow if key not in {k for k, _ in deep})  # the deep list lost none

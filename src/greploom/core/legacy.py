@@ -47,6 +47,13 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 # Directory names that say "old code" in every language's conventions.
+# A question naming one of these asks about old code, deprecated code among it.
+ASKS_FOR_OLD = frozenset(
+    {
+        "deprecated", "deprecation", "deprecate", "deprecates", "legacy", "old", "older", "obsolete",
+        "removed", "outdated", "compat", "compatibility", "migration", "migrate", "v1",
+    }
+)  # fmt: skip
 LEGACY_DIRS = frozenset({"legacy", "deprecated", "compat", "_compat", "obsolete", "old"})
 _VERSION = re.compile(r"v(\d+)(?:[._-]?(alpha|beta|rc)(\d*))?")
 _STAGES = {"alpha": 0, "beta": 1, "rc": 2, None: 3}
@@ -85,6 +92,20 @@ def suspect(file: str) -> bool:
     return any(d.lower() in LEGACY_DIRS or version_of(d) is not None for d in _directories(file))
 
 
+def suspected_trees(files: Iterable[str]) -> frozenset[str]:
+    """Every directory of the given files that :func:`legacy_trees` could find legacy: one named
+    so or a version (a superset of what it finds from any files, these among them)."""
+    found: set[str] = set()
+    for file in files:
+        parts = _directories(file)
+        found.update(
+            "/".join(parts[: i + 1])
+            for i, d in enumerate(parts)
+            if d.lower() in LEGACY_DIRS or version_of(d) is not None
+        )
+    return frozenset(found)
+
+
 def legacy_trees(files: Iterable[str]) -> frozenset[str]:
     """The directories (``pkg/v1``, no trailing slash) of the given files that hold legacy code."""
     trees: set[str] = set()
@@ -114,6 +135,11 @@ def trees_of(file: str, trees: frozenset[str]) -> tuple[str, ...]:
     parts = _directories(file)
     prefixes = ("/".join(parts[: i + 1]) for i in range(len(parts)))
     return tuple(p for p in prefixes if p in trees)
+
+
+def asks_for_old(words: frozenset[str]) -> bool:
+    """Whether a query's words ask about old code ("deprecated", "legacy", "v1", ...)."""
+    return not words.isdisjoint(ASKS_FOR_OLD)
 
 
 def names_tree(words: frozenset[str], trees: Sequence[str]) -> bool:

@@ -84,6 +84,7 @@ from greploom.core.code_categories import asked_for, candidate_category, path_ca
 from greploom.core.deprecation import inherited_ranks, inherited_scores
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
+from greploom.core.legacy import ASKS_FOR_OLD
 from greploom.core.lexical import identifier_parts, identifier_tokens
 
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
@@ -121,13 +122,8 @@ OLD_TREE_PENALTY = 0.7
 # globally" (set_run_validators, deprecated in favour of a function its note does not name
 # on its line) 0.31 NDCG@10 for nothing gained elsewhere.
 DEPRECATED_PENALTY = NON_PRODUCT_PENALTY
-# A question naming one of these asks about old code, deprecated code among it.
-ASKS_FOR_OLD = frozenset(
-    {
-        "deprecated", "deprecation", "deprecate", "deprecates", "legacy", "old", "older", "obsolete",
-        "removed", "outdated", "compat", "compatibility", "migration", "migrate", "v1",
-    }
-)  # fmt: skip
+# A question naming one of greploom.core.legacy.ASKS_FOR_OLD asks about old code, deprecated
+# code among it (imported above: it is still greploom.core.ranking.ASKS_FOR_OLD).
 # Names whose namesakes a query looks up, at most: on pydantic (2,446 definitions, half of
 # a query's candidates in v1/ or deprecated/) the lookup takes 1.1 ms a query.
 LEGACY_LOOKUPS = 8

@@ -17,6 +17,7 @@ import attrs
 from greploom.core.candidate_pool import DEEPER, crowded, deepen
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
+from greploom.core.legacy import legacy_trees, suspected_trees
 from greploom.core.naming import WORDED_MIN, worded
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
@@ -236,12 +237,18 @@ def _product_deeper(
     (greploom.core.candidate_pool); as it was otherwise. ``described``: what is known of
     the candidates (``IndexStore.describe``), completed with the deeper ones."""
     known = [described[k] for k in shallow if k in described]
-    if not crowded([d[2] for d in known], query.words, [d[3] for d in known]):
+    files, kinds = [d[2] for d in known], [d[3] for d in known]
+    # Not crowded even if every version directory in it held old code: as it is.
+    if not crowded(files, query.words, kinds, suspected_trees(files)):
         return shallow
     deep = [k for k, _ in search(limit * DEEPER)]
     _describe_more(store, described, deep)
     pairs = [(k, described[k][2]) for k in deep if k in described]
-    return deepen(shallow, pairs, limit, query.words, {k: d[3] for k, d in described.items()})
+    # The legacy trees of the files both lists show (pydantic/v1 beside pydantic's own files).
+    trees = legacy_trees([*files, *(file for _, file in pairs)])
+    if not crowded(files, query.words, kinds, trees):
+        return shallow
+    return deepen(shallow, pairs, limit, query.words, {k: d[3] for k, d in described.items()}, trees=trees)
 
 
 def _describe_more(
