@@ -9,10 +9,9 @@ Laws:
    order, adds only product code, and adds at most enough of it for the
    list to hold ``limit`` product candidates.
 3. Code in a legacy tree crowds a list as tests do, and is not added when
-   deepening, unless the question names the tree or asks about old code;
-   the trees a list could hold (``suspected_trees``) include every tree the
-   files show (``legacy_trees``), so a list that could not be crowded by them
-   is not.
+   deepening, unless the question names the tree or asks about old code. A
+   list that :func:`may_be_crowded` says cannot be crowded is not, whatever
+   other files of the code base the legacy trees are read from.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.candidate_pool import CROWDED, crowded, deepen, non_product
-from greploom.core.legacy import ASKS_FOR_OLD, legacy_trees, suspected_trees
+from greploom.core.candidate_pool import CROWDED, crowded, deepen, may_be_crowded, non_product
+from greploom.core.legacy import ASKS_FOR_OLD, legacy_trees
 
 files = st.sampled_from(
     (
@@ -71,18 +70,23 @@ def test_doc_sections_crowd_like_tests(kinds: list[str], words: frozenset[str]) 
 
 
 code_files = st.sampled_from(
-    ("pkg/core.py", "pkg/v1/core.py", "pkg/v1/sub/util.py", "pkg/deprecated/api.py", "pkg/v2/core.py")
-)
+    (
+        "pkg/core.py", "pkg/v1/core.py", "pkg/v1/sub/util.py", "pkg/deprecated/api.py", "pkg/v2/core.py",
+        "pkg/v3/core.py", "pkg/deprecated/v2/api.py", "lib/legacy/v3/a.py", "lib/b.py",
+    )
+)  # fmt: skip
 old_asks = st.sampled_from(
-    (frozenset({"parse"}), frozenset({"v1", "parse"}), frozenset({"deprecated"}), frozenset({"legacy"}))
-)
+    (
+        frozenset({"parse"}), frozenset({"v1", "parse"}), frozenset({"deprecated"}), frozenset({"legacy"}),
+        frozenset({"v2", "parse"}), frozenset({"v3"}),
+    )
+)  # fmt: skip
 
 
 @given(st.lists(code_files, max_size=16), old_asks)
 def test_old_code_crowds_unless_asked_for(listed: list[str], words: frozenset[str]) -> None:
     """Law 3: old copies are not product code unless the question names their tree or asks about old code."""
     trees = legacy_trees(listed)
-    assert trees <= suspected_trees(listed)
     for file in listed:
         in_tree = any(file.startswith(t + "/") for t in trees)
         named = any(file.startswith(t + "/") and t.rsplit("/", 1)[-1] in words for t in trees)
@@ -90,8 +94,15 @@ def test_old_code_crowds_unless_asked_for(listed: list[str], words: frozenset[st
         assert non_product(file, words, trees=trees) == expected
     share = sum(non_product(f, words, trees=trees) for f in listed)
     assert crowded(listed, words, trees=trees) == (bool(listed) and share > CROWDED * len(listed))
-    if not crowded(listed, words, trees=suspected_trees(listed)):
-        assert not crowded(listed, words, trees=trees)
     deep = [(f"k{i}", f) for i, f in enumerate(listed)]
     out = deepen([], deep, 5, words, trees=trees)
     assert all(not non_product(f, words, trees=trees) for k, f in deep if k in out)
+
+
+@given(st.lists(code_files, max_size=12), st.lists(code_files, max_size=12), old_asks)
+def test_a_list_that_cannot_be_crowded_is_not_whatever_the_trees(
+    listed: list[str], others: list[str], words: frozenset[str]
+) -> None:
+    """Law 3's bound: the shell reads deeper to learn the trees only when this says it may matter."""
+    if not may_be_crowded(listed, words):
+        assert not crowded(listed, words, trees=legacy_trees([*listed, *others]))

@@ -33,7 +33,7 @@ from greploom.core.query import read_query
 from greploom.core.ranking import Candidate, rank_candidates
 
 scores = st.floats(0.0, 1.0, allow_nan=False)
-OWNERS = ("Session", "Session.Redirects", "Client")
+OWNERS = ("Session", "Session.Redirects", "Sessions", "Client")
 
 
 def candidate(i: int, owner: str, file: str, kind: str, score: float) -> Scored:
@@ -61,7 +61,13 @@ def test_only_a_class_that_leads_its_members_gains(pool: list[Scored]) -> None:
     lifts = class_lifts(pool)
     assert set(lifts) == {c.key for c in pool}
     for c in pool:
-        inside = members_of(c, pool)
+        # Members, read independently of members_of: its file's, qualified below it.
+        depth = len(c.qualname.split("."))
+        inside = [
+            m for m in pool
+            if m.file == c.file and m.key != c.key and m.qualname.split(".")[:depth] == c.qualname.split(".")
+        ]  # fmt: skip
+        assert set(members_of(c, pool)) == set(inside)
         assert lifts[c.key] >= 0.0
         leads = all(m.score <= c.score for m in inside)
         if c.kind == CLASS_KIND and len(inside) >= CLASS_MEMBERS and leads:

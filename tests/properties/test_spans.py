@@ -173,8 +173,10 @@ def test_overload_signatures_stand_between_a_definition_and_its_doc_comment(
     assert doc_comment(text, line, "observe") == doc.strip()
     assert doc_comment(text, line, "observer") is None
     assert doc_comment(text, line) is None
-    call = "\n".join([f"/** {doc} */", "observe(value)", "function observe(value: number) {", "}"])
-    assert doc_comment(call, 3, "observe") is None
+    for call in ("observe(value)", "observe(value, { deep: true })", "observe(a ? b : c);",
+                 "observe((x: number) => x)", "function observe(a: string): number { return 1 }"):
+        text = "\n".join([f"/** {doc} */", call, "function observe(value: number) {", "}"])
+        assert doc_comment(text, 3, "observe") is None, call
 
 
 @given(DOCS)

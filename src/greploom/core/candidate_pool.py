@@ -24,12 +24,12 @@ list, adds only product code, and adds no more than ``limit`` of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from greploom.core.code_categories import asked_for, candidate_category
-from greploom.core.legacy import asks_for_old, names_tree, trees_of
+from greploom.core.legacy import asks_for_old, names_tree, suspected_trees, trees_of
 
-CROWDED = 0.5  # share of a list that is tests or examples before the backend is asked deeper
+CROWDED = 0.5  # share of a list that is not asked for (tests, docs, old code...) before it is read deeper
 DEEPER = 3  # how much deeper it is asked
 # Tests and examples only: they are other code about the same names. A compat module
 # or a stub is the product's own (click's _compat.py answers its stream questions:
@@ -61,11 +61,27 @@ def crowded(
     """Whether more than :data:`CROWDED` of a list's files are non-product code not asked for.
     ``kinds``: the candidates' kinds, in the order of ``files`` (none: code); ``trees``: the
     legacy trees known (greploom.core.legacy.legacy_trees)."""
+    return _over(files, kinds, lambda f, k: non_product(f, words, k, trees))
+
+
+def may_be_crowded(files: Sequence[str], words: frozenset[str], kinds: Sequence[str] = ()) -> bool:
+    """Whether the list could be :func:`crowded` given the legacy trees of any files, its own
+    among them: as if every directory that may be one (greploom.core.legacy.suspected_trees) were
+    one the question does not name. False: reading deeper to learn the trees is not needed."""
+    old = not asks_for_old(words)
+
+    def may_count(file: str, kind: str) -> bool:
+        return non_product(file, words, kind) or (old and bool(suspected_trees([file])))
+
+    return _over(files, kinds, may_count)
+
+
+def _over(files: Sequence[str], kinds: Sequence[str], counts: Callable[[str, str], bool]) -> bool:
+    """Whether more than :data:`CROWDED` of the list counts (``kinds``: in the order of ``files``)."""
     if not files:
         return False
     of = list(kinds) + [""] * (len(files) - len(kinds))
-    held = sum(non_product(f, words, k, trees) for f, k in zip(files, of, strict=True))
-    return held > CROWDED * len(files)
+    return sum(counts(f, k) for f, k in zip(files, of, strict=True)) > CROWDED * len(files)
 
 
 def deepen(

@@ -46,7 +46,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-# Directory names that say "old code" in every language's conventions.
 # A question naming one of these asks about old code, deprecated code among it.
 ASKS_FOR_OLD = frozenset(
     {
@@ -54,6 +53,7 @@ ASKS_FOR_OLD = frozenset(
         "removed", "outdated", "compat", "compatibility", "migration", "migrate", "v1",
     }
 )  # fmt: skip
+# Directory names that say "old code" in every language's conventions.
 LEGACY_DIRS = frozenset({"legacy", "deprecated", "compat", "_compat", "obsolete", "old"})
 _VERSION = re.compile(r"v(\d+)(?:[._-]?(alpha|beta|rc)(\d*))?")
 _STAGES = {"alpha": 0, "beta": 1, "rc": 2, None: 3}
@@ -89,12 +89,13 @@ def suspect(file: str) -> bool:
     Cheap, from the path alone; whether a version directory is an old one
     takes the code base's other files (:func:`legacy_trees`).
     """
-    return any(d.lower() in LEGACY_DIRS or version_of(d) is not None for d in _directories(file))
+    return bool(suspected_trees([file]))
 
 
 def suspected_trees(files: Iterable[str]) -> frozenset[str]:
     """Every directory of the given files that :func:`legacy_trees` could find legacy: one named
-    so or a version (a superset of what it finds from any files, these among them)."""
+    so or a version. Of the trees :func:`legacy_trees` finds from any files, these among them,
+    those holding one of these files are among these."""
     found: set[str] = set()
     for file in files:
         parts = _directories(file)

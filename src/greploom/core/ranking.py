@@ -84,7 +84,6 @@ from greploom.core.code_categories import asked_for, candidate_category, path_ca
 from greploom.core.deprecation import inherited_ranks, inherited_scores
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
-from greploom.core.legacy import ASKS_FOR_OLD
 from greploom.core.lexical import identifier_parts, identifier_tokens
 
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
@@ -122,8 +121,6 @@ OLD_TREE_PENALTY = 0.7
 # globally" (set_run_validators, deprecated in favour of a function its note does not name
 # on its line) 0.31 NDCG@10 for nothing gained elsewhere.
 DEPRECATED_PENALTY = NON_PRODUCT_PENALTY
-# A question naming one of greploom.core.legacy.ASKS_FOR_OLD asks about old code, deprecated
-# code among it (imported above: it is still greploom.core.ranking.ASKS_FOR_OLD).
 # Names whose namesakes a query looks up, at most: on pydantic (2,446 definitions, half of
 # a query's candidates in v1/ or deprecated/) the lookup takes 1.1 ms a query.
 LEGACY_LOOKUPS = 8
@@ -376,7 +373,7 @@ def _asked_for_old(query: Query, candidate: Candidate) -> bool:
     asking about old code."""
     return (
         candidate.location_rank > 0
-        or bool(query.words & ASKS_FOR_OLD)
+        or legacy.asks_for_old(query.words)
         or any(matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols)
     )
 
@@ -413,8 +410,11 @@ def current_over_legacy(
     definitions = [legacy.Definition(r.candidate.key, r.candidate.name, r.candidate.file) for r in scored]
     namesakes = tuple(namesakes)
     demote = legacy.demoted(definitions, namesakes, query.words, lambda f: path_category(f) is None)
-    asks_for_old = bool(query.words & ASKS_FOR_OLD)
-    old = frozenset() if asks_for_old else legacy.old_copies(definitions, namesakes, query.words)
+    old = (
+        frozenset()
+        if legacy.asks_for_old(query.words)
+        else legacy.old_copies(definitions, namesakes, query.words)
+    )
     out = []
     for r in scored:
         penalised = any(name.startswith("penalty:") for name, _ in r.signals)

@@ -354,6 +354,8 @@ def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = No
     return doc or None
 
 
+# ``): T`` after a parameter list: an overload declares its return type; a call has none.
+_RETURN_TYPE = re.compile(r"\)\s*:\s*\S")
 # How far up one overload signature may reach (its parameters one to a line).
 MAX_SIGNATURE_LINES = 12
 _MODIFIERS = (
@@ -364,9 +366,9 @@ _MODIFIERS = (
 def _above_overloads(lines: Sequence[str], row: int, name: str) -> int:
     """The 0-based row above the overload signatures of ``name`` that end at ``row`` (none:
     ``row``). A signature opens with the name, after modifiers and ``function``, followed by
-    ``<`` or ``(``; it holds a type (a ``:``), and no line that opens or closes a body (``{`` at
-    its end, ``}`` first), no blank line and no comment, so a previous definition's body or a
-    call of the name is never read as one.
+    ``<`` or ``(``; it declares a return type (``): T``), and holds no line that opens, closes or
+    holds a body (``{`` or ``}`` at its end, ``}`` first), no blank line and no comment, so a
+    previous definition's body or a call of the name is not read as one.
     """
     head = re.compile(rf"^\s*{_MODIFIERS}(?:function\s*\*?\s*)?{re.escape(name)}\s*[<(]")
     while row >= 0:
@@ -376,9 +378,9 @@ def _above_overloads(lines: Sequence[str], row: int, name: str) -> int:
         if top < 0 or not head.match(lines[top]):
             return row
         run = [s.strip() for s in lines[top : row + 1]]
-        if any(not s or s.endswith("{") or s.startswith(("}", "//", "/*", "*")) for s in run):
+        if any(not s or s.endswith(("{", "}")) or s.startswith(("}", "//", "/*", "*")) for s in run):
             return row
-        if ":" not in " ".join(run):  # typed, as an overload is: not a call ``name(x)``
+        if not _RETURN_TYPE.search(" ".join(run)):  # an overload's return type: not a call ``name(x)``
             return row
         row = top - 1
     return row

@@ -14,10 +14,10 @@ from collections.abc import Callable, Collection, Sequence
 import apsw
 import attrs
 
-from greploom.core.candidate_pool import DEEPER, crowded, deepen
+from greploom.core.candidate_pool import DEEPER, crowded, deepen, may_be_crowded
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
-from greploom.core.legacy import legacy_trees, suspected_trees
+from greploom.core.legacy import legacy_trees
 from greploom.core.naming import WORDED_MIN, worded
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
@@ -238,8 +238,8 @@ def _product_deeper(
     the candidates (``IndexStore.describe``), completed with the deeper ones."""
     known = [described[k] for k in shallow if k in described]
     files, kinds = [d[2] for d in known], [d[3] for d in known]
-    # Not crowded even if every version directory in it held old code: as it is.
-    if not crowded(files, query.words, kinds, suspected_trees(files)):
+    # Not crowded whatever legacy trees the code base holds: as it is.
+    if not may_be_crowded(files, query.words, kinds):
         return shallow
     deep = [k for k, _ in search(limit * DEEPER)]
     _describe_more(store, described, deep)
