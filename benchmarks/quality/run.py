@@ -54,6 +54,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -73,6 +74,7 @@ from greploom.core.focus import FocusQuery
 from greploom.core.fusion import rrf_fuse
 from greploom.core.lexical import fts_match_expression
 from greploom.core.render import SourceMode, assemble_context
+from greploom.shell import search
 from greploom.shell.config import GrepLoomConfig
 from greploom.shell.embed_local import LocalEmbedder
 from greploom.shell.indexing import run_index
@@ -107,6 +109,11 @@ def _no_class_evidence() -> None:
     ranking.class_lifts = lambda pool, **_: {c.key: 0.0 for c in pool}  # type: ignore[assignment]
 
 
+def _no_legacy_crowding() -> None:
+    # No legacy trees known when a backend's list is judged crowded: tests and the like alone crowd.
+    search.legacy_trees = lambda files: frozenset()  # type: ignore[assignment]
+
+
 def _no_legacy() -> None:
     ranking.current_over_legacy = lambda query, scored, namesakes=(): list(scored)  # type: ignore[assignment]
 
@@ -119,23 +126,24 @@ def _no_declaration() -> None:
     ranking.DECLARATION_PENALTY = 1.0
 
 
-# --without NAME: a ranking signal of greploom.core.ranking switched off for the run (an
-# ablation, done here so that src/ stays as shipped), with the names it replaces.
-ABLATIONS: dict[str, tuple[tuple[str, ...], Callable[[], None]]] = {
-    "file-evidence": (("asks_about_architecture",), _no_file_evidence),  # issue 16 item 1
-    "class-evidence": (("class_lifts",), _no_class_evidence),  # a class leading its members
-    "legacy": (("current_over_legacy",), _no_legacy),  # issue 16 item 2
-    "non-product": (("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
-    "declaration": (("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
+# --without NAME: a ranking signal switched off for the run (an ablation, done here so that
+# src/ stays as shipped), with the module and the names it replaces.
+ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
+    "file-evidence": (ranking, ("asks_about_architecture",), _no_file_evidence),  # issue 16 item 1
+    "class-evidence": (ranking, ("class_lifts",), _no_class_evidence),  # a class leading its members
+    "legacy": (ranking, ("current_over_legacy",), _no_legacy),  # issue 16 item 2
+    "legacy-crowding": (search, ("legacy_trees",), _no_legacy_crowding),  # old copies crowd a list
+    "non-product": (ranking, ("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
+    "declaration": (ranking, ("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
 }
 
 
 def switch_off(names: Sequence[str]) -> None:
     for name in names:
-        needs, apply = ABLATIONS[name]
-        missing = [n for n in needs if not hasattr(ranking, n)]
+        module, needs, apply = ABLATIONS[name]
+        missing = [n for n in needs if not hasattr(module, n)]
         if missing:
-            raise SystemExit(f"--without {name}: greploom.core.ranking has no {', '.join(missing)}")
+            raise SystemExit(f"--without {name}: {module.__name__} has no {', '.join(missing)}")
         apply()
 
 

@@ -242,12 +242,14 @@ def _product_deeper(
     if not may_be_crowded(files, query.words, kinds):
         return shallow
     deep = [k for k, _ in search(limit * DEEPER)]
-    _describe_more(store, described, deep)
-    pairs = [(k, described[k][2]) for k in deep if k in described]
+    seen = dict(described)  # the deeper ones join the candidates only when the list is deepened
+    _describe_more(store, seen, deep)
+    pairs = [(k, seen[k][2]) for k in deep if k in seen]
     # The legacy trees of the files both lists show (pydantic/v1 beside pydantic's own files).
     trees = legacy_trees([*files, *(file for _, file in pairs)])
     if not crowded(files, query.words, kinds, trees):
         return shallow
+    described.update(seen)
     return deepen(shallow, pairs, limit, query.words, {k: d[3] for k, d in described.items()}, trees=trees)
 
 
