@@ -1,4 +1,4 @@
-"""Source spans and doc comments of definitions treeloom gives no source for.
+"""Source spans of definitions treeloom gives no source for (doc comments: test_doc_comments.py).
 
 Laws:
 
@@ -9,14 +9,9 @@ Laws:
    nothing loops or raises.
 3. The recovered source starts with the definition's whole first line and
    ends with the line of its closing brace; its last line is the end line.
-4. The comment above a definition is its doc comment only when it touches
-   the definition (a blank line detaches it), except a JSDoc ``/** */`` block,
-   which may stand one blank line above (the CommonJS style); attribute and
-   annotation lines in between do not detach it; a banner of slashes
-   (``//////// Parse ////////``) is never documentation.
-5. Python nodes, nodes of files not given and nodes that already have source
+4. Python nodes, nodes of files not given and nodes that already have source
    keep it as it is.
-6. A definition whose name is not at its line in the file (the file was
+5. A definition whose name is not at its line in the file (the file was
    edited after the CPG was built) gets no source, and is counted as stale.
 """
 
@@ -27,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.cpg import CpgData, CpgNode, NodeKind, SourceLocation
-from greploom.core.spans import definition_end, doc_comment, recover, with_sources
+from greploom.core.spans import definition_end, recover, with_sources
 
 FAMILIES = ("js", "go", "rust", "c")
 HEADERS = {
@@ -131,59 +126,6 @@ def test_source_is_whole_lines_from_start_to_end(case: tuple[str, str, int], abo
     assert got is not None
     assert got.end_line == above + 1 + text[:end].count("\n")
     assert got.source == "\n".join(whole.split("\n")[above : got.end_line])
-
-
-DOCS = st.text(alphabet="abc xyz.", min_size=1, max_size=20).filter(str.strip)
-
-
-@given(DOCS, st.sampled_from(("jsdoc", "block", "lines")), st.booleans(), st.booleans())
-def test_doc_comment_touches_its_definition(doc: str, style: str, blank: bool, attribute: bool) -> None:
-    """A comment right above (attributes aside) documents; one a blank line away does not,
-    unless it is a JSDoc block with nothing between it and the blank line."""
-    comment = {"jsdoc": f"/** {doc} */", "block": f"/* {doc} */", "lines": f"// {doc}"}[style]
-    lines = ["int before;", comment, *([""] if blank else []), *(["#[inline]"] if attribute else [])]
-    text = "\n".join([*lines, "fn f() {}"])
-    found = doc_comment(text, len(lines) + 1)
-    detached = blank and style != "jsdoc"
-    assert found == (None if detached else doc.strip())
-
-
-SIGNATURE_FORMS = st.sampled_from(
-    ("function", "export function", "export declare function", "  public", "  static")
-)
-
-
-@given(DOCS, st.lists(st.tuples(SIGNATURE_FORMS, st.booleans(), st.booleans()), min_size=1, max_size=3))
-def test_overload_signatures_stand_between_a_definition_and_its_doc_comment(
-    doc: str, overloads: list[tuple[str, bool, bool]]
-) -> None:
-    """In TypeScript a definition's overload signatures may stand between its doc comment and its
-    body (one line each or split over several, ``;`` or not): the comment documents it. Passed
-    over only for the definition's own name: another name's signatures, a call of the name and
-    an unnamed lookup leave the comment to what it touches."""
-    lines = [f"/** {doc} */", "/*#__PURE__*/"]
-    for form, split, semicolon in overloads:
-        end = ";" if semicolon else ""
-        if split:
-            lines += [f"{form} observe<T>(", "    value: T,", "    listener: (x: T) => void", f"): void{end}"]
-        else:
-            lines.append(f"{form} observe(value: string): () => void{end}")
-    text = "\n".join([*lines, "export function observe(value) {", "}"])
-    line = len(lines) + 1
-    assert doc_comment(text, line, "observe") == doc.strip()
-    assert doc_comment(text, line, "observer") is None
-    assert doc_comment(text, line) is None
-    for call in ("observe(value)", "observe(value, { deep: true })", "observe(a ? b : c);",
-                 "observe((x: number) => x)", "function observe(a: string): number { return 1 }"):
-        text = "\n".join([f"/** {doc} */", call, "function observe(value: number) {", "}"])
-        assert doc_comment(text, 3, "observe") is None, call
-
-
-@given(DOCS)
-def test_a_banner_is_not_documentation(title: str) -> None:
-    """A run of ``//`` lines holding a banner of slashes documents nothing."""
-    text = "\n".join(["//////////////", f"/////// {title} ///////", "//////////////", "fn f() {}"])
-    assert doc_comment(text, 4) is None
 
 
 FILES_OF = st.sampled_from(("a.py", "b.js", "c.go", "d.java", "e.ts"))

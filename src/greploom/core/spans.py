@@ -16,14 +16,7 @@ ends and what comment documents it:
   returning an expression) ends at its ``;``, at the end of its line where the
   language ends statements there, or before a blank line. No end found (an
   unclosed body) gives None: nothing is invented.
-- :func:`doc_comment`: the comment block directly above the definition (a
-  ``/** ... */`` or ``/* ... */`` block, or a run of ``//`` / ``///`` lines),
-  past attribute and annotation lines (``#[derive(..)]``, ``@Override``),
-  with no blank line between; comment markers removed. Tool directives
-  (``//go:generate``, ``// eslint-disable``) and bundler annotations
-  (``/*#__PURE__*/``) are not documentation. In TypeScript the comment sits
-  above the definition's overload signatures when it has them (mobx's
-  ``observe``, immer's ``each``): they are passed over.
+- the comment that documents it: greploom.core.doc_comments.
 - :func:`with_sources`: a copy of the CPG whose function and class nodes in
   those languages carry the recovered ``source_text``, ``end_location`` and
   ``doc_comment`` (greploom's own attribute; treeloom writes none), unless
@@ -33,19 +26,20 @@ ends and what comment documents it:
 Laws (tests/properties/test_spans.py): a body's braces, strings and
 comments holding any braces never move its end; the span never ends before
 it starts nor past the text; the source of a definition starts at its line
-and ends with its closing brace; a doc comment is found only when it touches
-the definition or the definition's own overload signatures that touch it;
-Python nodes and nodes that have source are left as they are.
+and ends with its closing brace; Python nodes and nodes that have source are
+left as they are.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import attrs
 
 from greploom.core.cpg import AttrPairs, AttrValue, CpgData, CpgNode, NodeKind, SourceLocation
+from greploom.core.doc_comments import doc_comment, overloaded_name
+from greploom.core.source_file import SourceFile, line_offset
 
 # Lexical family of each extension treeloom parses without recording source.
 FAMILIES: dict[str, str] = {
@@ -54,60 +48,19 @@ FAMILIES: dict[str, str] = {
     ".rs": "rust",
     **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".java"), "c"),
 }
-MAX_DOC_CHARS = 2000  # a doc comment longer than this is cut: it is a license or a manual
 _REGEX_BEFORE = frozenset("(,=:[!&|?{};~+-*%<>^")
 _REGEX_KEYWORDS = frozenset(("return", "typeof", "case", "in", "of", "void", "yield", "await", "delete"))
 _RUST_CHAR = re.compile(r"'(?:[^\\'\n]|\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.))'")
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _RUST_RAW = re.compile(r'b?r(#*)"')
 _CPP_RAW = re.compile(r'(?:u8|[uUL])?R"([^()\\\s]{0,16})\(')
-# A bundler's annotation on its own line (``/*#__PURE__*/``): for the minifier, not the reader.
-_ANNOTATION = re.compile(r"^\s*/\*\s*[#@]__(?:PURE|NO_SIDE_EFFECTS|INLINE)__\s*\*/\s*$")
-_DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
 
-
-TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")  # where a function may have overload signatures
-
-
-def overloaded_name(file: str, name: str) -> str | None:
-    """The name whose overload signatures :func:`doc_comment` passes over: in TypeScript only."""
-    return name if file.endswith(TYPESCRIPT) else None
 
 
 def family_of(file: str) -> str | None:
     """The lexical family of a file by its extension, or None for the languages with source."""
     dot = file.rfind(".")
     return FAMILIES.get(file[dot:].lower()) if dot >= 0 else None
-
-
-@attrs.frozen
-class SourceFile:
-    """A file's text with its lines and their offsets, split once for all its definitions."""
-
-    text: str
-    lines: tuple[str, ...]
-    starts: tuple[int, ...]  # offset of each line's first character
-
-    @classmethod
-    def of(cls, text: str | SourceFile) -> SourceFile:
-        """The file for a text (a SourceFile is returned as it is)."""
-        if isinstance(text, SourceFile):
-            return text
-        lines = tuple(text.split("\n"))
-        starts, offset = [], 0
-        for row in lines:
-            starts.append(offset)
-            offset += len(row) + 1
-        return cls(text, lines, tuple(starts))
-
-
-def line_offset(file: str | SourceFile, line: int, column: int = 0) -> int | None:
-    """The offset of a 1-based line and a 0-based UTF-8 byte column, or None past the end."""
-    src = SourceFile.of(file)
-    if not 1 <= line <= len(src.lines):
-        return None
-    prefix = src.lines[line - 1].encode("utf-8")[: max(column, 0)].decode("utf-8", errors="ignore")
-    return src.starts[line - 1] + len(prefix)
 
 
 def _skip_line_comment(text: str, i: int) -> int:
@@ -305,93 +258,6 @@ def definition_end(text: str, start: int, family: str) -> int | None:
         last = c
         i += 1
     return None
-
-
-def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = None) -> str | None:
-    """The comment directly above a 1-based line (attribute lines passed over), cleaned.
-
-    ``overloads_of``: the definition's name, where TypeScript overload signatures of it may
-    stand between its comment and its body (``export function observe(a: A): X`` lines
-    above ``export function observe(...) {``): the comment above the first one documents it.
-    """
-    lines = SourceFile.of(file).lines
-    row = min(line - 1, len(lines)) - 1
-    while row >= 0 and (lines[row].strip().startswith(("@", "#[", "#![")) or _ANNOTATION.match(lines[row])):
-        row -= 1
-    if overloads_of:
-        row = _above_overloads(lines, row, overloads_of)
-        while row >= 0 and _ANNOTATION.match(lines[row]):
-            row -= 1
-    if row < 0:
-        return None
-    jsdoc_only = False
-    if not lines[row].strip() and row >= 1 and lines[row - 1].strip().endswith("*/"):
-        row -= 1  # a JSDoc block one blank line above still documents (CommonJS style)
-        jsdoc_only = True
-    above = lines[row].strip()
-    block: Sequence[str] = ()
-    if above.endswith("*/"):
-        first = row
-        while first >= 0 and "/*" not in lines[first]:
-            first -= 1
-        if first < 0 or lines[first].strip()[: 3 if jsdoc_only else 2] != ("/**" if jsdoc_only else "/*"):
-            return None
-        block = lines[first : row + 1]
-        cleaned = [_strip_block_line(s) for s in block]
-    elif above.startswith("//"):
-        first = row
-        while first >= 0 and lines[first].strip().startswith("//"):
-            first -= 1
-        block = [s.strip() for s in lines[first + 1 : row + 1]]
-        if any(s.startswith("////") for s in block):
-            return None  # a section banner, not a definition's documentation
-        cleaned = [re.sub(r"^//[/!]?", "", s).strip() for s in block if not _DIRECTIVE.match(s)]
-    else:
-        return None
-    doc = "\n".join(cleaned).strip()
-    if len(doc) > MAX_DOC_CHARS:
-        doc = doc[:MAX_DOC_CHARS].rsplit(" ", 1)[0] + " ..."
-    return doc or None
-
-
-# ``): T`` after a parameter list: an overload declares its return type; a call has none.
-_RETURN_TYPE = re.compile(r"\)\s*:\s*\S")
-# How far up one overload signature may reach (its parameters one to a line).
-MAX_SIGNATURE_LINES = 12
-_MODIFIERS = (
-    r"(?:(?:export|default|declare|public|private|protected|static|abstract|override|async|readonly)\s+)*"
-)
-
-
-def _above_overloads(lines: Sequence[str], row: int, name: str) -> int:
-    """The 0-based row above the overload signatures of ``name`` that end at ``row`` (none:
-    ``row``). A signature opens with the name, after modifiers and ``function``, followed by
-    ``<`` or ``(``; it declares a return type (``): T``), and holds no line that opens, closes or
-    holds a body (``{`` or ``}`` at its end, ``}`` first), no blank line and no comment, so a
-    previous definition's body or a call of the name is not read as one.
-    """
-    head = re.compile(rf"^\s*{_MODIFIERS}(?:function\s*\*?\s*)?{re.escape(name)}\s*[<(]")
-    while row >= 0:
-        top = row
-        while top >= 0 and row - top < MAX_SIGNATURE_LINES and not head.match(lines[top]):
-            top -= 1
-        if top < 0 or not head.match(lines[top]):
-            return row
-        run = [s.strip() for s in lines[top : row + 1]]
-        if any(not s or s.endswith(("{", "}")) or s.startswith(("}", "//", "/*", "*")) for s in run):
-            return row
-        if not _RETURN_TYPE.search(" ".join(run)):  # an overload's return type: not a call ``name(x)``
-            return row
-        row = top - 1
-    return row
-
-
-def _strip_block_line(line: str) -> str:
-    s = line.strip()
-    s = re.sub(r"^/\*+!?", "", s)
-    s = re.sub(r"\*+/$", "", s)
-    s = re.sub(r"^\*+(?!/)", "", s)
-    return s.strip()
 
 
 @attrs.frozen

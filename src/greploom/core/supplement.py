@@ -41,9 +41,10 @@ from greploom.core.cpg import (
     NodeKind,
     SourceLocation,
 )
+from greploom.core.doc_comments import doc_comment, overloaded_name
 from greploom.core.keys import is_indexable
 from greploom.core.outline import FileOutline, FoundDefinition, Point, contains
-from greploom.core.spans import SourceFile, doc_comment, overloaded_name
+from greploom.core.source_file import SourceFile
 
 PLACEHOLDER_NAMES = frozenset(("<arrow>", "<anonymous>", "<lambda>", "anonymous", ""))
 

@@ -1,0 +1,127 @@
+"""Doc comments of definitions in the languages whose comments treeloom does not read.
+
+:func:`doc_comment`: the comment block directly above a definition (a
+``/** ... */`` or ``/* ... */`` block, or a run of ``//`` / ``///`` lines),
+past attribute and annotation lines (``#[derive(..)]``, ``@Override``), with
+no blank line between; comment markers removed. Tool directives
+(``//go:generate``, ``// eslint-disable``) and bundler annotations
+(``/*#__PURE__*/``) are not documentation. In TypeScript the comment sits
+above the definition's overload signatures when it has them (mobx's
+``observe``, immer's ``each``): they are passed over (:func:`overloaded_name`
+says for which names).
+
+Laws (tests/properties/test_doc_comments.py): a doc comment is found only when
+it touches the definition or the definition's own overload signatures that
+touch it; a banner of slashes documents nothing; a call of the name, or
+another name's signatures, never stand for overloads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from greploom.core.source_file import SourceFile
+
+MAX_DOC_CHARS = 2000  # a doc comment longer than this is cut: it is a license or a manual
+# A bundler's annotation on its own line (``/*#__PURE__*/``): for the minifier, not the reader.
+_ANNOTATION = re.compile(r"^\s*/\*\s*[#@]__(?:PURE|NO_SIDE_EFFECTS|INLINE)__\s*\*/\s*$")
+_DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
+
+
+TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")  # where a function may have overload signatures
+
+
+def overloaded_name(file: str, name: str) -> str | None:
+    """The name whose overload signatures :func:`doc_comment` passes over: in TypeScript only."""
+    return name if file.endswith(TYPESCRIPT) else None
+
+
+def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = None) -> str | None:
+    """The comment directly above a 1-based line (attribute lines passed over), cleaned.
+
+    ``overloads_of``: the definition's name, where TypeScript overload signatures of it may
+    stand between its comment and its body (``export function observe(a: A): X`` lines
+    above ``export function observe(...) {``): the comment above the first one documents it.
+    """
+    lines = SourceFile.of(file).lines
+    row = _above_annotations(lines, min(line - 1, len(lines)) - 1)
+    if overloads_of:
+        row = _above_annotations(lines, _above_overloads(lines, row, overloads_of))
+    if row < 0:
+        return None
+    jsdoc_only = False
+    if not lines[row].strip() and row >= 1 and lines[row - 1].strip().endswith("*/"):
+        row -= 1  # a JSDoc block one blank line above still documents (CommonJS style)
+        jsdoc_only = True
+    above = lines[row].strip()
+    block: Sequence[str] = ()
+    if above.endswith("*/"):
+        first = row
+        while first >= 0 and "/*" not in lines[first]:
+            first -= 1
+        if first < 0 or lines[first].strip()[: 3 if jsdoc_only else 2] != ("/**" if jsdoc_only else "/*"):
+            return None
+        block = lines[first : row + 1]
+        cleaned = [_strip_block_line(s) for s in block]
+    elif above.startswith("//"):
+        first = row
+        while first >= 0 and lines[first].strip().startswith("//"):
+            first -= 1
+        block = [s.strip() for s in lines[first + 1 : row + 1]]
+        if any(s.startswith("////") for s in block):
+            return None  # a section banner, not a definition's documentation
+        cleaned = [re.sub(r"^//[/!]?", "", s).strip() for s in block if not _DIRECTIVE.match(s)]
+    else:
+        return None
+    doc = "\n".join(cleaned).strip()
+    if len(doc) > MAX_DOC_CHARS:
+        doc = doc[:MAX_DOC_CHARS].rsplit(" ", 1)[0] + " ..."
+    return doc or None
+
+
+def _above_annotations(lines: Sequence[str], row: int) -> int:
+    """The 0-based row above the attribute, decorator and bundler annotation lines ending at ``row``."""
+    while row >= 0 and (lines[row].strip().startswith(("@", "#[", "#![")) or _ANNOTATION.match(lines[row])):
+        row -= 1
+    return row
+
+
+# ``): T`` after a parameter list: an overload declares its return type; a call has none.
+_RETURN_TYPE = re.compile(r"\)\s*:\s*\S")
+# How far up one overload signature may reach (its parameters one to a line).
+MAX_SIGNATURE_LINES = 12
+_MODIFIERS = (
+    r"(?:(?:export|default|declare|public|private|protected|static|abstract|override|async|readonly)\s+)*"
+)
+
+
+def _above_overloads(lines: Sequence[str], row: int, name: str) -> int:
+    """The 0-based row above the overload signatures of ``name`` that end at ``row`` (none:
+    ``row``). A signature opens with the name, after modifiers and ``function``, followed by
+    ``<`` or ``(``; it declares a return type (``): T``), and holds no line that opens, closes or
+    holds a body (``{`` or ``}`` at its end, ``}`` first), no blank line and no comment, so a
+    previous definition's body or a call of the name is not read as one.
+    """
+    head = re.compile(rf"^\s*{_MODIFIERS}(?:function\s*\*?\s*)?{re.escape(name)}\s*[<(]")
+    while row >= 0:
+        top = row
+        while top >= 0 and row - top < MAX_SIGNATURE_LINES and not head.match(lines[top]):
+            top -= 1
+        if top < 0 or not head.match(lines[top]):
+            return row
+        run = [s.strip() for s in lines[top : row + 1]]
+        if any(not s or s.endswith(("{", "}")) or s.startswith(("}", "//", "/*", "*")) for s in run):
+            return row
+        if not _RETURN_TYPE.search(" ".join(run)):  # an overload's return type: not a call ``name(x)``
+            return row
+        row = top - 1
+    return row
+
+
+def _strip_block_line(line: str) -> str:
+    s = line.strip()
+    s = re.sub(r"^/\*+!?", "", s)
+    s = re.sub(r"\*+/$", "", s)
+    s = re.sub(r"^\*+(?!/)", "", s)
+    return s.strip()
