@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from greploom.core.code_categories import asked_for, candidate_category
-from greploom.core.legacy import asks_for_old, names_tree, suspected_trees, trees_of
+from greploom.core.legacy import asks_for_old, names_tree, suspect, trees_of
 
 CROWDED = 0.5  # share of a list that is not asked for (tests, docs, old code...) before it is read deeper
 DEEPER = 3  # how much deeper it is asked
@@ -66,12 +66,12 @@ def crowded(
 
 def may_be_crowded(files: Sequence[str], words: frozenset[str], kinds: Sequence[str] = ()) -> bool:
     """Whether the list could be :func:`crowded` given the legacy trees of any files, its own
-    among them: as if every directory that may be one (greploom.core.legacy.suspected_trees) were
-    one the question does not name. False: reading deeper to learn the trees is not needed."""
+    among them: as if every file that may lie in one (greploom.core.legacy.suspect) lay in one
+    the question does not name. False: reading deeper to learn the trees is not needed."""
     old = not asks_for_old(words)
 
     def may_count(file: str, kind: str) -> bool:
-        return non_product(file, words, kind) or (old and bool(suspected_trees([file])))
+        return non_product(file, words, kind) or (old and suspect(file))
 
     return _over(files, kinds, may_count)
 

@@ -89,22 +89,7 @@ def suspect(file: str) -> bool:
     Cheap, from the path alone; whether a version directory is an old one
     takes the code base's other files (:func:`legacy_trees`).
     """
-    return bool(suspected_trees([file]))
-
-
-def suspected_trees(files: Iterable[str]) -> frozenset[str]:
-    """Every directory of the given files that :func:`legacy_trees` could find legacy: one named
-    so or a version. Of the trees :func:`legacy_trees` finds from any files, these among them,
-    those holding one of these files are among these."""
-    found: set[str] = set()
-    for file in files:
-        parts = _directories(file)
-        found.update(
-            "/".join(parts[: i + 1])
-            for i, d in enumerate(parts)
-            if d.lower() in LEGACY_DIRS or version_of(d) is not None
-        )
-    return frozenset(found)
+    return any(d.lower() in LEGACY_DIRS or version_of(d) is not None for d in _directories(file))
 
 
 def legacy_trees(files: Iterable[str]) -> frozenset[str]:
