@@ -50,6 +50,7 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
+from greploom.core.code_categories import path_category
 from greploom.core.ranking import (
     DEFINITION_BOOST,
     EXACT_CASE_BOOST,
@@ -58,7 +59,6 @@ from greploom.core.ranking import (
     matches_symbol,
     named_symbols,
     order_named,
-    path_category,
     query_kind,
     rank_candidates,
     score_candidate,

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT / "src"))
 from benchmarks.quality.make_queries import first_sentence  # noqa: E402
 from benchmarks.quality.withhold import without_docstrings  # noqa: E402
 
+from greploom.core.code_categories import path_category  # noqa: E402
 from greploom.core.cpg import CpgGraph  # noqa: E402
 from greploom.core.keys import node_identities  # noqa: E402
-from greploom.core.ranking import path_category  # noqa: E402
 from greploom.core.summary import Tier, docstring, docstring_node, summarize_node  # noqa: E402
 from greploom.shell.serde import load_cpg  # noqa: E402
 from greploom.shell.treeloom import build_cpg_with_treeloom  # noqa: E402

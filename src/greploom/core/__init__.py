@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "INDEXABLE_KINDS": "greploom.core.keys",
     "RRF_K": "greploom.core.fusion",
-    "Candidate": "greploom.core.ranking",
+    "Candidate": "greploom.core.candidate",
     "ContextBlock": "greploom.core.budget",
     "ContextResult": "greploom.core.budget",
     "CpgData": "greploom.core.cpg",
@@ -39,7 +39,7 @@ _EXPORTS = {
     "Packing": "greploom.core.budget",
     "Query": "greploom.core.query",
     "QueryKind": "greploom.core.query",
-    "Ranked": "greploom.core.ranking",
+    "Ranked": "greploom.core.candidate",
     "ReindexPlan": "greploom.core.plan",
     "Relationship": "greploom.core.expand",
     "Rendering": "greploom.core.budget",
@@ -88,6 +88,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from greploom.core.adaptive import Selection, select
     from greploom.core.budget import ContextBlock, ContextResult, Packing, Rendering, pack_blocks
+    from greploom.core.candidate import Candidate, Ranked
     from greploom.core.context import resolve_contexts
     from greploom.core.cpg import (
         CpgData,
@@ -113,7 +114,7 @@ if TYPE_CHECKING:
     from greploom.core.lexical import fts_match_expression, identifier_tokens, query_tokens
     from greploom.core.plan import CurrentEntry, ReindexPlan, StoredEntry, plan_reindex
     from greploom.core.query import Query, QueryKind, query_kind, read_query
-    from greploom.core.ranking import Candidate, Ranked, rank_candidates
+    from greploom.core.ranking import rank_candidates
     from greploom.core.render import Detail, assemble_context, render_block
     from greploom.core.render_json import render_json
     from greploom.core.spans import with_sources

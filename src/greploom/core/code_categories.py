@@ -27,6 +27,8 @@ import re
 
 from greploom.core.doc_files import PROSE_KINDS
 
+NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for (greploom.core.ranking)
+
 _CATEGORIES: dict[str, re.Pattern[str]] = {
     # Each language's conventions: tests/ and __tests__/ folders, test_x.py,
     # x_test.go, x_spec.rb, x_unittest.cc, x.test.ts, x.spec.js (Java's and

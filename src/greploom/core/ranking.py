@@ -76,12 +76,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import attrs
-
-from greploom.core import legacy
+from greploom.core.candidate import UNPLACED, Candidate, Ranked
 from greploom.core.class_evidence import Scored, class_lifts
-from greploom.core.code_categories import asked_for, candidate_category, path_category
-from greploom.core.deprecation import inherited_ranks, inherited_scores
+from greploom.core.code_categories import NON_PRODUCT_PENALTY, asked_for, candidate_category
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
 from greploom.core.lexical import identifier_parts, identifier_tokens
@@ -89,6 +86,19 @@ from greploom.core.lexical import identifier_parts, identifier_tokens
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
 # greploom.core.query's; their functions stay importable from here.
 from greploom.core.naming import folds_case, matches_symbol, order_named, spelled  # noqa: F401
+
+# The old code's stage (deprecation marks, legacy copies: greploom.core.old_code); its names
+# stay importable from here.
+from greploom.core.old_code import (  # noqa: F401
+    DEPRECATED_PENALTY,
+    LEGACY_LOOKUPS,
+    LEGACY_PENALTY,
+    OLD_TREE_PENALTY,
+    asked_for_old,
+    current_over_legacy,
+    legacy_suspects,
+    successors_placed,
+)
 from greploom.core.query import Query, QueryKind, as_query, named_symbols, query_kind  # noqa: F401
 from greploom.core.score_fusion import convex_score
 
@@ -104,29 +114,9 @@ MODULE_NAME_FACTOR = 0.75
 # anyway (rank_candidates); the boost, above every other signal together
 # (2 x 1.5 x 1.2), makes their scores stand out too, so adaptive context keeps them.
 LOCATION_BOOST = 10.0
-NON_PRODUCT_PENALTY = 0.5  # tests, examples, vendored... code, when not asked for
-# A legacy copy (v1/, deprecated/, v3/ beside v4/) with a current namesake: old code, like
-# the compat category's, demoted as much (greploom.core.legacy); never both.
-LEGACY_PENALTY = NON_PRODUCT_PENALTY
-# Any other definition in a legacy tree the question does not name or ask about (old code:
-# greploom.core.legacy.old_copies), demoted less, as nothing current stands beside it by name.
-# Measured on the quality harness (signals, mean over the 11 code bases): NDCG@10 0.811 ->
-# 0.813, legacy questions 0.769 -> 0.788, module-level names 0.719 -> 0.732, hit@2k 0.949 ->
-# 0.953, nothing lower; 0.5 gave the same means.
-OLD_TREE_PENALTY = 0.7
-# Deprecated by its own mark, with the successor its note names among the candidates
-# (greploom.core.deprecation): as old as a legacy copy beside its current namesake, though
-# the names differ (pydantic's BaseModel.dict and model_dump). Without a successor to show
-# it is not demoted: on the quality harness that cost attrs' "switch validators off
-# globally" (set_run_validators, deprecated in favour of a function its note does not name
-# on its line) 0.31 NDCG@10 for nothing gained elsewhere.
-DEPRECATED_PENALTY = NON_PRODUCT_PENALTY
-# Names whose namesakes a query looks up, at most: on pydantic (2,446 definitions, half of
-# a query's candidates in v1/ or deprecated/) the lookup takes 1.1 ms a query.
-LEGACY_LOOKUPS = 8
 # Types that only declare a shape. In zod's core 270 of 997 definitions are interfaces
 # and type aliases (`...Def`, `...Internals`, `...Params`), and they filled the top five
-# of questions about behaviour; the stub penalty above is the same reasoning for .pyi.
+# of questions about behaviour; the non-product penalty of .pyi stubs is the same reasoning.
 DECLARATION_PENALTY = 0.6
 DECLARATION_KINDS = frozenset({"interface", "type"})
 _ASKS_FOR_TYPES = frozenset(
@@ -177,49 +167,6 @@ NATURAL_WEIGHTS = (1.0, 1.0)
 # term keeps its weight.
 CONVEX_WEIGHTS = (0.4, 0.6)
 
-_UNPLACED = 1 << 30  # sorts after every location rank
-
-
-@attrs.frozen
-class Candidate:
-    """A search candidate with its 1-based rank in each backend (0: absent)."""
-
-    key: str
-    name: str
-    qualname: str
-    file: str
-    lexical_rank: int = 0
-    vector_rank: int = 0
-    symbol_rank: int = 0  # in the lookup of the symbols the query names (named_symbols)
-    location_rank: int = 0  # among the definitions the query's places point at (core.locations)
-    kind: str = ""  # as stored: function, class, interface, type, ...
-    # A module that binds a name the query names at its top level (``g = LocalProxy(...)``):
-    # for a symbol query it is that name's definition (greploom.shell.module_names).
-    binds: bool = False
-    # The candidates that replace it, by the deprecation note its code carries
-    # (greploom.core.deprecation.successor_names), as the shell looked them up.
-    replaced_by: tuple[str, ...] = ()
-    # A module binding a top-level name whose words a question says (greploom.core.naming.worded),
-    # its rank among those.
-    worded_rank: int = 0
-    # Each backend's score for it, normalized for this query (greploom.core.score_fusion.ScoreScale;
-    # 0.0: that backend did not find it). None: not given, and the ranks are fused (RRF).
-    lexical_score: float | None = None
-    vector_score: float | None = None
-
-
-@attrs.frozen
-class Ranked:
-    """A re-scored candidate and the factors that made its score."""
-
-    candidate: Candidate
-    score: float
-    signals: tuple[tuple[str, float], ...]
-
-    @property
-    def named(self) -> bool:
-        """Whether the query names this definition outright or points at it (by a place)."""
-        return any(name in ("definition", "location") for name, _ in self.signals)
 
 
 def backend_weights(kind: QueryKind) -> tuple[float, float]:
@@ -289,7 +236,7 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if (
         candidate.replaced_by
         and not any(name.startswith("penalty:") for name, _ in signals)
-        and not _asked_for_old(query, candidate)
+        and not asked_for_old(query, candidate)
     ):
         score *= DEPRECATED_PENALTY
         signals.append(("penalty:deprecated", DEPRECATED_PENALTY))
@@ -320,7 +267,7 @@ def rank_candidates(
     the shell looked them up; without them only the candidates are compared.
     """
     read = as_query(query)
-    unique = _successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)}, read)
+    unique = successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)}, read)
     scored = current_over_legacy(read, [_score(read, c, k) for c in unique.values()], namesakes)
     evidence = "file"
     if read.kind is QueryKind.SYMBOL:
@@ -335,97 +282,8 @@ def rank_candidates(
     ]
     # The definitions the query's places point at lead, in the places' order (a
     # traceback's innermost frame first); the rest follow by score.
-    coherent.sort(key=lambda r: (r.candidate.location_rank or _UNPLACED, -r.score, r.candidate.key))
+    coherent.sort(key=lambda r: (r.candidate.location_rank or UNPLACED, -r.score, r.candidate.key))
     return tuple(coherent)
-
-
-def _successors_placed(pool: dict[str, Candidate], query: Query) -> dict[str, Candidate]:
-    """The pool with each deprecated candidate's successors (those in the pool) ranked where
-    it was found, when that is better, and its ``replaced_by`` kept to those present; not
-    for one the query asks for (names it, points at it, asks about old code), which keeps
-    its place and lends none ("the pydantic v1 validate_arguments decorator")."""
-    replaced = {
-        k: present
-        for k, c in pool.items()
-        if (present := tuple(s for s in c.replaced_by if s in pool)) and not _asked_for_old(query, c)
-    }
-    if not replaced and not any(c.replaced_by for c in pool.values()):
-        return pool
-    ranks = {k: (c.lexical_rank, c.vector_rank, c.symbol_rank) for k, c in pool.items()}
-    placed = inherited_ranks(ranks, replaced)
-    scored = inherited_scores({k: (c.lexical_score, c.vector_score) for k, c in pool.items()}, replaced)
-    return {
-        k: attrs.evolve(
-            c,
-            lexical_rank=placed[k][0],
-            vector_rank=placed[k][1],
-            symbol_rank=placed[k][2],
-            replaced_by=replaced.get(k, ()),
-            lexical_score=scored[k][0],
-            vector_score=scored[k][1],
-        )
-        for k, c in pool.items()
-    }
-
-
-def _asked_for_old(query: Query, candidate: Candidate) -> bool:
-    """Whether the query asks for this deprecated candidate itself: by name, by place, or by
-    asking about old code."""
-    return (
-        candidate.location_rank > 0
-        or legacy.asks_for_old(query.words)
-        or any(matches_symbol(s, candidate.name, candidate.qualname) for s in query.symbols)
-    )
-
-
-def legacy_suspects(candidates: Iterable[Candidate], limit: int = LEGACY_LOOKUPS) -> tuple[str, ...]:
-    """The names whose namesakes the shell looks up for :func:`rank_candidates`: those of the
-    candidates whose path may lie in a legacy tree (none for most queries), unless a candidate
-    outside every such path already stands for the current code; best-ranked first, at most ``limit``.
-    """
-    pool = [(c, legacy.suspect(c.file)) for c in candidates]
-    names = {c.name for c, suspect in pool if suspect}
-    current = {
-        c.name for c, suspect in pool if not suspect and c.name in names and path_category(c.file) is None
-    }
-    best: dict[str, int] = {}
-    for c, suspect in pool:
-        if suspect and c.name not in current:
-            rank = min(
-                (r for r in (c.lexical_rank, c.vector_rank, c.symbol_rank) if r > 0), default=_UNPLACED
-            )
-            best[c.name] = min(rank, best.get(c.name, _UNPLACED))
-    return tuple(sorted(best, key=lambda name: (best[name], name))[:limit])
-
-
-def current_over_legacy(
-    query: Query, scored: Sequence[Ranked], namesakes: Iterable[tuple[str, str]] = ()
-) -> list[Ranked]:
-    """Demote legacy copies that have a current namesake (greploom.core.legacy), by LEGACY_PENALTY,
-    and the other old copies by OLD_TREE_PENALTY unless the query asks about old code.
-
-    A candidate already demoted as non-product code (a ``compat`` path, a
-    test) is not demoted twice, and a place the query points at never is.
-    """
-    definitions = [legacy.Definition(r.candidate.key, r.candidate.name, r.candidate.file) for r in scored]
-    namesakes = tuple(namesakes)
-    demote = legacy.demoted(definitions, namesakes, query.words, lambda f: path_category(f) is None)
-    old = (
-        frozenset()
-        if legacy.asks_for_old(query.words)
-        else legacy.old_copies(definitions, namesakes, query.words)
-    )
-    out = []
-    for r in scored:
-        penalised = any(name.startswith("penalty:") for name, _ in r.signals)
-        key = r.candidate.key
-        factor = LEGACY_PENALTY if key in demote else OLD_TREE_PENALTY if key in old else 1.0
-        if factor < 1.0 and not penalised and r.candidate.location_rank == 0:
-            signals = (*r.signals, ("penalty:legacy", factor))
-            out.append(Ranked(r.candidate, r.score * factor, signals))
-        else:
-            out.append(r)
-    return out
 
 
 def _file_coherence(scored: Sequence[Ranked]) -> dict[str, float]:

@@ -14,13 +14,15 @@ from collections.abc import Callable, Collection, Sequence
 import apsw
 import attrs
 
+from greploom.core.candidate import Candidate
 from greploom.core.candidate_pool import DEEPER, crowded, deepen, may_be_crowded
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
 from greploom.core.legacy import legacy_trees
 from greploom.core.naming import WORDED_MIN, worded
+from greploom.core.old_code import legacy_suspects
 from greploom.core.query import Query, QueryKind, as_query
-from greploom.core.ranking import Candidate, legacy_suspects, rank_candidates
+from greploom.core.ranking import rank_candidates
 from greploom.core.score_fusion import VECTOR_FLOOR_RANK, ScoreScale
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
