@@ -109,6 +109,10 @@ def _no_class_evidence() -> None:
     ranking.class_lifts = lambda pool, **_: {c.key: 0.0 for c in pool}  # type: ignore[assignment]
 
 
+def _no_call_evidence() -> None:
+    ranking.call_lifts = lambda pool, calls, **_: {c.key: 0.0 for c in pool}  # type: ignore[assignment]
+
+
 def _no_legacy_crowding() -> None:
     # No legacy trees known when a backend's list is judged crowded: tests and the like alone crowd.
     search.legacy_trees = lambda files: frozenset()  # type: ignore[assignment]
@@ -131,6 +135,7 @@ def _no_declaration() -> None:
 ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
     "file-evidence": (ranking, ("asks_about_architecture",), _no_file_evidence),  # issue 16 item 1
     "class-evidence": (ranking, ("class_lifts",), _no_class_evidence),  # a class leading its members
+    "call-evidence": (ranking, ("call_lifts",), _no_call_evidence),  # a caller of several matches
     "legacy": (ranking, ("current_over_legacy",), _no_legacy),  # issue 16 item 2
     "legacy-crowding": (search, ("legacy_trees",), _no_legacy_crowding),  # old copies crowd a list
     "non-product": (ranking, ("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...

@@ -251,6 +251,51 @@ def test_old_copies_crowding_the_candidates_do_not_hide_the_current_code(tmp_pat
     assert _results(db, "where does v1 parse the header value")[0]["file"] == "pkg/v1/headers.py"
 
 
+WHOLE = '''class Request:
+    def prepare(self, m, u, h, b):
+        """Get everything ready."""
+        self._verb(m)
+        self._target(u)
+        self._fields(h)
+        self._payload(b)
+        return self
+
+    def _verb(self, m):
+        """Normalise the HTTP method of the request."""
+        self.m = m.upper()
+
+    def _target(self, u):
+        """Quote the url of the request."""
+        self.u = u.strip()
+
+    def _fields(self, h):
+        """Lower-case the names of the headers of the request."""
+        self.h = {k.lower(): v for k, v in h.items()}
+
+    def _payload(self, b):
+        """Encode the body of the request as bytes."""
+        self.b = b.encode()
+'''
+
+
+def test_the_definition_calling_the_matching_parts_answers_for_the_whole(tmp_path: Path) -> None:
+    """A question describing a whole matches each part a little and the whole hardly at all;
+    the method that calls the parts comes first, before a lone function of another file that
+    matches better than any part (requests' ``prepare`` calling its ``prepare_*``)."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "request.py").write_text(WHOLE)
+    (root / "pkg" / "log.py").write_text(
+        "def log_request(method, url, headers, body):\n"
+        '    """Log the method, url, headers and body of a request."""\n'
+        "    print(method, url, headers, body)\n"
+    )
+    db = _indexed(root, tmp_path)
+    question = "get the method, url, headers and body of a request ready to send"
+    found = [r["key"] for r in _results(db, question)]
+    assert found[:2] == ["function:pkg/request.py:Request.prepare", "function:pkg/log.py:log_request"]
+
+
 OLD_API = '''import warnings
 from typing import overload
 

@@ -52,6 +52,10 @@ ever removed; signals only move candidates.
                 other questions in words: a class that leads at least two of its members
                 among the candidates gains CLASS_LIFT x their evidence
                 (greploom.core.class_evidence)
++ calls   = questions in words: a candidate calling at least three other candidates (not
+            itself demoted) gains CALL_LIFT x their evidence after the stages above
+            (greploom.core.call_evidence): "prepares the entire request" wants the
+            ``prepare`` that calls ``prepare_url``, ``prepare_body``, ``prepare_headers``
 
 then the definitions the query's places point at lead, in the places' order, and the
 rest follow by score. No file is pushed down for the number of its results: per-file
@@ -68,14 +72,16 @@ order does not depend on the order candidates are given in; the places
 lead and the rest are in score order; a definition is
 named by its name and qualified name, as written or in lower case; the name
 lookup keeps exactly the named definitions, whole qualified names first.
-File evidence, class evidence and legacy copies: tests/properties/test_file_evidence.py,
-tests/properties/test_class_evidence.py and tests/properties/test_legacy.py.
+File evidence, class evidence, call evidence and legacy copies: tests/properties/test_file_evidence.py,
+tests/properties/test_class_evidence.py, tests/properties/test_call_evidence.py and
+tests/properties/test_legacy.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from greploom.core.call_evidence import call_lifts
 from greploom.core.candidate import UNPLACED, Candidate, Ranked
 from greploom.core.class_evidence import Scored, class_lifts
 from greploom.core.code_categories import NON_PRODUCT_PENALTY, asked_for, candidate_category
@@ -168,7 +174,6 @@ NATURAL_WEIGHTS = (1.0, 1.0)
 CONVEX_WEIGHTS = (0.4, 0.6)
 
 
-
 def backend_weights(kind: QueryKind) -> tuple[float, float]:
     """(lexical, vector) weights for RRF by query type."""
     return SYMBOL_WEIGHTS if kind is QueryKind.SYMBOL else NATURAL_WEIGHTS
@@ -257,6 +262,7 @@ def rank_candidates(
     *,
     k: float = RRF_K,
     namesakes: Iterable[tuple[str, str]] = (),
+    calls: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[Ranked, ...]:
     """Every candidate, re-scored with all signals, best first (the places the query points at
     leading).
@@ -265,6 +271,8 @@ def rank_candidates(
     ``namesakes``: ``(name, file)`` of the code base's definitions that share a
     name with a candidate in a legacy-looking path (:func:`legacy_suspects`), as
     the shell looked them up; without them only the candidates are compared.
+    ``calls``: the candidates' callees among the candidates (``IndexStore.calls_among``); a
+    question in words lifts a candidate calling several (greploom.core.call_evidence).
     """
     read = as_query(query)
     unique = successors_placed({c.key: c for c in sorted(candidates, key=lambda c: c.key)}, read)
@@ -280,6 +288,8 @@ def rank_candidates(
         Ranked(r.candidate, r.score * f, (*r.signals, (evidence, f)))
         for r, f in ((r, factors[r.candidate.key]) for r in scored)
     ]
+    if calls and read.kind is QueryKind.NATURAL:
+        coherent = _call_evidence(coherent, calls)
     # The definitions the query's places point at lead, in the places' order (a
     # traceback's innermost frame first); the rest follow by score.
     coherent.sort(key=lambda r: (r.candidate.location_rank or UNPLACED, -r.score, r.candidate.key))
@@ -315,3 +325,17 @@ def _file_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
     return {
         r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in scored
     }
+
+
+def _call_evidence(ranked: Sequence[Ranked], calls: Mapping[str, Sequence[str]]) -> list[Ranked]:
+    """The candidates with what each gains from the candidates it calls
+    (greploom.core.call_evidence), read from their scores after file and class evidence."""
+    pool = [Scored(c.key, c.qualname, c.file, c.kind, r.score) for r, c in ((r, r.candidate) for r in ranked)]
+    demoted = {r.candidate.key for r in ranked if any(name.startswith("penalty:") for name, _ in r.signals)}
+    lifts = call_lifts(pool, calls, demoted=demoted)
+    out = []
+    for r in ranked:
+        gain = lifts[r.candidate.key]
+        factor = (r.score + gain) / r.score if r.score > 0 else 1.0
+        out.append(Ranked(r.candidate, r.score * factor, (*r.signals, ("calls", factor))))
+    return out

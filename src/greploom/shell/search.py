@@ -182,9 +182,11 @@ def ranked_search(
         )
         for key, (name, qualname, file, kind) in described.items()
     ]
+    # A question lifts the candidate that calls several of the others (greploom.core.call_evidence).
+    calls = store.calls_among(described) if natural else None
+    ranked = rank_candidates(query, candidates, namesakes=namesakes(store, candidates), calls=calls)
     return [
-        SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank)
-        for r in rank_candidates(query, candidates, namesakes=namesakes(store, candidates))
+        SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank) for r in ranked
     ]
 
 

@@ -28,7 +28,7 @@ from greploom.core.expand import NodeContext, NodeRef
 from greploom.core.freshness import FileStamp
 from greploom.core.locations import Location
 from greploom.core.plan import IndexEntry, ReindexPlan
-from greploom.shell import store_file, store_rows, store_vectors
+from greploom.shell import store_calls, store_file, store_rows, store_vectors
 from greploom.shell.faults import storage_faults
 from greploom.shell.schema import (
     FILE_INDEX,
@@ -306,6 +306,10 @@ class IndexStore:
     def describe(self, keys: Iterable[str]) -> dict[str, tuple[str, str, str, str]]:
         """(name, qualname, file, kind) for each stored key given, in key order."""
         return store_rows.describe(self.conn, keys)
+
+    def calls_among(self, keys: Iterable[str]) -> dict[str, list[str]]:
+        """The calls between these keys, either end storing the edge: caller -> sorted callees."""
+        return store_calls.calls_among(self.conn, keys)
 
     def has_file_stamps(self) -> bool:
         """Whether the last run recorded its source files' stamps."""

@@ -51,3 +51,30 @@ def listed_as_caller(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, li
         ):
             out.setdefault(str(caller), []).append(str(found))
     return out
+
+
+def calls_among(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, list[str]]:
+    """The calls between the given keys, each caller's callees sorted (a key calling none absent).
+
+    An edge counts when either end stores it: the caller in its callees or
+    the callee in its callers. Both lists are capped (MAX_NEIGHBOURS), so a
+    definition calling more than the cap keeps, among the keys, the edges
+    its callees remember. Two reads over the keys' own rows, a search's
+    candidates at a time.
+    """
+    wanted = sorted(set(keys))
+    among = set(wanted)
+    edges: set[tuple[str, str]] = set()
+    for chunk, marks in in_chunks(wanted):
+        for side, reverse in (("callees", False), ("callers", True)):
+            for key, other in conn.execute(
+                "SELECT n.key, json_extract(c.value, '$.key') "
+                f"FROM nodes n, json_each(n.structure, '$.{side}') c WHERE n.key IN ({marks})",
+                chunk,
+            ):
+                if isinstance(other, str) and other in among and other != key:
+                    edges.add((other, str(key)) if reverse else (str(key), other))
+    out: dict[str, list[str]] = {}
+    for caller, callee in sorted(edges):
+        out.setdefault(caller, []).append(callee)
+    return out
