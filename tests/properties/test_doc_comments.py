@@ -11,6 +11,8 @@ Laws:
    and its doc comment, as may a bundler annotation (``/*#__PURE__*/``);
    another name's signatures, a call of the name and an unnamed lookup leave
    the comment to what it touches.
+3. A block comment's lines that start with ``*`` belong to it whatever they
+   hold: an example saying ``text/*`` does not open the block.
 """
 
 from __future__ import annotations
@@ -71,3 +73,15 @@ def test_a_banner_is_not_documentation(title: str) -> None:
     """A run of ``//`` lines holding a banner of slashes documents nothing."""
     text = "\n".join(["//////////////", f"/////// {title} ///////", "//////////////", "fn f() {}"])
     assert doc_comment(text, 4) is None
+
+
+EXAMPLES = st.sampled_from(("text/*", "req.is('text/*')", "/* nested", "plain"))
+
+
+@given(DOCS, st.lists(EXAMPLES, max_size=4))
+def test_a_jsdoc_line_holding_a_comment_opener_stays_inside_the_block(doc: str, examples: list[str]) -> None:
+    """express's req.is documents ``req.is('text/*')``: the block still opens at ``/**``."""
+    block = ["/**", f" * {doc}", *(f" *     {e}" for e in examples), " */"]
+    lines = [*block, "", "req.is = function is(types) {"]
+    found = doc_comment("\n".join(lines), len(lines))
+    assert found is not None and found.startswith(doc.strip())

@@ -57,9 +57,7 @@ def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = No
     above = lines[row].strip()
     block: Sequence[str] = ()
     if above.endswith("*/"):
-        first = row
-        while first >= 0 and "/*" not in lines[first]:
-            first -= 1
+        first = _block_opening(lines, row)
         if first < 0 or lines[first].strip()[: 3 if jsdoc_only else 2] != ("/**" if jsdoc_only else "/*"):
             return None
         block = lines[first : row + 1]
@@ -78,6 +76,25 @@ def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = No
     if len(doc) > MAX_DOC_CHARS:
         doc = doc[:MAX_DOC_CHARS].rsplit(" ", 1)[0] + " ..."
     return doc or None
+
+
+def _block_opening(lines: Sequence[str], row: int) -> int:
+    """The 0-based row that opens the block comment ending at ``row`` (-1: none).
+
+    A line of the block that starts with ``*`` continues it whatever it holds: a
+    JSDoc example saying ``text/*`` or ``req.is('text/*')`` does not open it
+    (express's ``req.accepts`` and ``req.is`` lost their documentation so).
+    """
+    first = row
+    while first >= 0:
+        text = lines[first].strip()
+        if first < row and text.startswith("*") and not text.startswith("*/"):
+            first -= 1
+            continue
+        if "/*" in text:
+            return first
+        first -= 1
+    return -1
 
 
 def _above_annotations(lines: Sequence[str], row: int) -> int:

@@ -56,7 +56,9 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # (greploom.shell.outline_ts_signatures): the definitions after them.
 # 6: an object literal's methods under a type assertion (`{...} as any`: greploom.shell.outline_js).
 # 7: a TypeScript function's doc comment above its overload signatures (greploom.core.spans).
-SUMMARY_VERSION = "7"
+# 8: a JSDoc block whose example lines hold ``/*`` (``text/*``) still documents
+#    (greploom.core.doc_comments): express's req.accepts and req.is had no doc.
+SUMMARY_VERSION = "8"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
