@@ -11,7 +11,10 @@ Laws:
    and its doc comment, as may a bundler annotation (``/*#__PURE__*/``);
    another name's signatures, a call of the name and an unnamed lookup leave
    the comment to what it touches.
-3. A block comment's lines that start with ``*`` belong to it whatever they
+3. The other targets of a chained assignment, each on its own line above the
+   definition's (``req.get =``), stand between it and its comment as
+   attributes do.
+4. A block comment's lines that start with ``*`` belong to it whatever they
    hold: an example saying ``text/*`` does not open the block.
 """
 
@@ -85,3 +88,13 @@ def test_a_jsdoc_line_holding_a_comment_opener_stays_inside_the_block(doc: str, 
     lines = [*block, "", "req.is = function is(types) {"]
     found = doc_comment("\n".join(lines), len(lines))
     assert found is not None and found.startswith(doc.strip())
+
+
+@given(DOCS, st.lists(st.sampled_from(("req.get =", "exports.get =", "  $alias = ")), min_size=1, max_size=3))
+def test_a_chained_assignment_shares_the_comment_above_it(doc: str, targets: list[str]) -> None:
+    """express documents ``req.get =`` / ``req.header = function header(name) {`` once."""
+    lines = [f"/** {doc} */", *targets, "req.header = function header(name) {"]
+    assert doc_comment("\n".join(lines), len(lines)) == doc.strip()
+    # A statement, not a target, between them: the comment is not the definition's.
+    cut = [f"/** {doc} */", "req.get = get;", "req.header = function header(name) {"]
+    assert doc_comment("\n".join(cut), len(cut)) is None

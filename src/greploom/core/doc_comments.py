@@ -2,8 +2,9 @@
 
 :func:`doc_comment`: the comment block directly above a definition (a
 ``/** ... */`` or ``/* ... */`` block, or a run of ``//`` / ``///`` lines),
-past attribute and annotation lines (``#[derive(..)]``, ``@Override``), with
-no blank line between; comment markers removed. Tool directives
+past attribute and annotation lines (``#[derive(..)]``, ``@Override``) and
+the other targets of a chained assignment (``req.get =`` above ``req.header =
+function header(name) {``), with no blank line between; comment markers removed. Tool directives
 (``//go:generate``, ``// eslint-disable``) and bundler annotations
 (``/*#__PURE__*/``) are not documentation. In TypeScript the comment sits
 above the definition's overload signatures when it has them (mobx's
@@ -26,6 +27,10 @@ from greploom.core.source_file import SourceFile
 MAX_DOC_CHARS = 2000  # a doc comment longer than this is cut: it is a license or a manual
 # A bundler's annotation on its own line (``/*#__PURE__*/``): for the minifier, not the reader.
 _ANNOTATION = re.compile(r"^\s*/\*\s*[#@]__(?:PURE|NO_SIDE_EFFECTS|INLINE)__\s*\*/\s*$")
+# Another target of a chained assignment, on its own line above the definition's
+# (``req.get =`` above ``req.header = function header(name) {``): the comment above it
+# documents both (express's req.header, res.type and res.header).
+_CHAINED_TARGET = re.compile(r"^\s*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*=\s*$")
 _DIRECTIVE = re.compile(r"^(//go:|//\s*(\+build|eslint|@ts-|prettier-ignore|nolint|istanbul|tslint|jshint))")
 
 
@@ -98,8 +103,13 @@ def _block_opening(lines: Sequence[str], row: int) -> int:
 
 
 def _above_annotations(lines: Sequence[str], row: int) -> int:
-    """The 0-based row above the attribute, decorator and bundler annotation lines ending at ``row``."""
-    while row >= 0 and (lines[row].strip().startswith(("@", "#[", "#![")) or _ANNOTATION.match(lines[row])):
+    """The 0-based row above the attribute, decorator, bundler annotation and chained
+    assignment target lines ending at ``row``."""
+    while row >= 0 and (
+        lines[row].strip().startswith(("@", "#[", "#!["))
+        or _ANNOTATION.match(lines[row])
+        or _CHAINED_TARGET.match(lines[row])
+    ):
         row -= 1
     return row
 

@@ -58,7 +58,9 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 # 7: a TypeScript function's doc comment above its overload signatures (greploom.core.spans).
 # 8: a JSDoc block whose example lines hold ``/*`` (``text/*``) still documents
 #    (greploom.core.doc_comments): express's req.accepts and req.is had no doc.
-SUMMARY_VERSION = "8"
+# 9: the comment above a chained assignment's other target (``req.get =`` over
+#    ``req.header = function header(name)``) documents the definition.
+SUMMARY_VERSION = "9"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
