@@ -113,6 +113,41 @@ _CALLS = {
 }
 
 
+RANKED_KEYS = tuple(f"pkg.m{i}" for i in range(8))
+def _ranked_candidate(key: str, file: str, lexical: int, vector: int) -> Candidate:
+    return Candidate(key, key.rsplit(".", 1)[-1], key, file, lexical, vector, 0, 0, "function")
+
+
+ranked_pools = st.lists(
+    st.builds(
+        _ranked_candidate,
+        st.sampled_from(RANKED_KEYS),
+        st.sampled_from(("pkg/a.py", "pkg/b.py", "tests/test_a.py")),
+        st.integers(0, 10),
+        st.integers(0, 10),
+    ),
+    max_size=8,
+    unique_by=lambda c: c.key,
+)
+ranked_calls = st.dictionaries(
+    st.sampled_from(RANKED_KEYS), st.lists(st.sampled_from(RANKED_KEYS), max_size=6), max_size=8
+)
+
+
+@given(ranked_pools, ranked_calls, st.sampled_from(("prepare the whole request", "parse a header value")))
+def test_in_the_ranking_calls_only_raise_scores_and_keep_every_candidate(
+    pool: list[Candidate], calls: dict[str, list[str]], text: str
+) -> None:
+    query = read_query(text)
+    before = {r.candidate.key: r.score for r in rank_candidates(query, pool)}
+    ranked = rank_candidates(query, list(reversed(pool)), calls=calls)
+    assert sorted(r.candidate.key for r in ranked) == sorted(c.key for c in pool)
+    assert all(r.score >= before[r.candidate.key] for r in ranked)
+    assert [r.candidate.key for r in ranked] == [
+        r.candidate.key for r in rank_candidates(query, pool, calls=calls)
+    ]
+
+
 @given(st.sampled_from(("prepare the whole request", "build every part of a request")))
 def test_in_the_ranking_the_whole_passes_a_lone_better_match(text: str) -> None:
     query = read_query(text)

@@ -15,7 +15,8 @@ Laws:
    definition's (``req.get =``), stand between it and its comment as
    attributes do.
 4. A block comment's lines that start with ``*`` belong to it whatever they
-   hold: an example saying ``text/*`` does not open the block.
+   hold: an example saying ``text/*`` does not open the block; and a block
+   never reaches past an earlier comment's end.
 """
 
 from __future__ import annotations
@@ -98,3 +99,11 @@ def test_a_chained_assignment_shares_the_comment_above_it(doc: str, targets: lis
     # A statement, not a target, between them: the comment is not the definition's.
     cut = [f"/** {doc} */", "req.get = get;", "req.header = function header(name) {"]
     assert doc_comment("\n".join(cut), len(cut)) is None
+
+
+@given(DOCS, DOCS)
+def test_a_block_opened_after_code_never_reaches_an_earlier_comment(earlier: str, note: str) -> None:
+    """C code continued on a line starting with ``*`` then a comment opened mid-line: not
+    documentation, and the earlier comment and the code between are not its text."""
+    lines = [f"/* {earlier} */", "int x = a", f"    * b; /* {note}", "   by b */", "int f(void) {"]
+    assert doc_comment("\n".join(lines), len(lines)) is None

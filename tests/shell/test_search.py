@@ -296,6 +296,28 @@ def test_the_definition_calling_the_matching_parts_answers_for_the_whole(tmp_pat
     assert found[:2] == ["function:pkg/request.py:Request.prepare", "function:pkg/log.py:log_request"]
 
 
+def test_the_calls_among_candidates_are_read_from_either_end_of_each_edge(tmp_path: Path) -> None:
+    """``calls_among``: the calls between the keys given, once each, none to keys not given; an
+    edge the caller's row has lost is still known from the callee's callers."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "request.py").write_text(WHOLE)
+    db = _indexed(root, tmp_path)
+    whole, parts = "function:pkg/request.py:Request.prepare", ["_verb", "_target", "_fields", "_payload"]
+    keys = [f"function:pkg/request.py:Request.{p}" for p in parts]
+    store = IndexStore.open_existing(db)
+    try:
+        assert store.calls_among([whole, *keys]) == {whole: sorted(keys)}
+        assert store.calls_among([whole, keys[0], "function:pkg/nowhere.py:f"]) == {whole: [keys[0]]}
+        assert store.calls_among(keys) == {}
+        with store.write():
+            emptied = "UPDATE nodes SET structure = json_set(structure, '$.callees', json('[]'))"
+            store.conn.execute(emptied + " WHERE key = ?", (whole,))
+        assert store.calls_among([whole, *keys]) == {whole: sorted(keys)}
+    finally:
+        store.close()
+
+
 OLD_API = '''import warnings
 from typing import overload
 

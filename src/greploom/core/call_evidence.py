@@ -12,8 +12,11 @@ share of the evidence of the candidates it calls:
     lift = CALL_LIFT x file_score(the scores of its callee candidates)
            for a candidate calling at least CALL_PARTS other candidates; 0 otherwise
 
-The callees are those the index stored for it (``structure.callees``),
-counted once each, itself never. A candidate the ranking demoted (a test, an
+The callees are the calls between candidates the index stores at either end
+(the caller's ``structure.callees`` or the callee's ``structure.callers``,
+both capped), counted once each, itself never. Like class and file evidence,
+the lift is applied as a factor of the candidate's own score, so a candidate
+scoring 0 (no backend found it) gains nothing. A candidate the ranking demoted (a test, an
 old copy, a deprecated definition) gains nothing: what a test calls is the
 product's evidence, not the test's.
 

@@ -13,8 +13,11 @@ says for which names).
 
 Laws (tests/properties/test_doc_comments.py): a doc comment is found only when
 it touches the definition or the definition's own overload signatures that
-touch it; a banner of slashes documents nothing; a call of the name, or
-another name's signatures, never stand for overloads.
+touch it, or the other targets of a chained assignment that touch it; a
+banner of slashes documents nothing; a call of the name, or another name's
+signatures, never stand for overloads; a block's lines starting with ``*``
+belong to it whatever they hold, and a block never reaches past an earlier
+comment's end.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ def overloaded_name(file: str, name: str) -> str | None:
 
 
 def doc_comment(file: str | SourceFile, line: int, overloads_of: str | None = None) -> str | None:
-    """The comment directly above a 1-based line (attribute lines passed over), cleaned.
+    """The comment directly above a 1-based line (attribute and chained assignment target
+    lines passed over), cleaned.
 
     ``overloads_of``: the definition's name, where TypeScript overload signatures of it may
     stand between its comment and its body (``export function observe(a: A): X`` lines
@@ -88,12 +92,17 @@ def _block_opening(lines: Sequence[str], row: int) -> int:
 
     A line of the block that starts with ``*`` continues it whatever it holds: a
     JSDoc example saying ``text/*`` or ``req.is('text/*')`` does not open it
-    (express's ``req.accepts`` and ``req.is`` lost their documentation so).
+    (express's ``req.accepts`` and ``req.is`` lost their documentation so). The
+    walk never passes the end of an earlier comment: a block opened mid-line
+    after code (``* b; /* multiply``) is not documentation, and what lies above it
+    is not its text.
     """
     first = row
     while first >= 0:
         text = lines[first].strip()
-        if first < row and text.startswith("*") and not text.startswith("*/"):
+        if first < row and text.endswith("*/"):
+            return -1  # an earlier comment closes here: this block opens after code, mid-line
+        if text.startswith("*") and not text.startswith("*/"):
             first -= 1
             continue
         if "/*" in text:
