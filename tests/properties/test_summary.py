@@ -7,16 +7,21 @@ Laws:
 2. The fast summary is one line, and it is the first line of the enhanced one.
 3. The embedded text names the file and holds no line number: shifting code
    leaves it unchanged (metamorphic).
+4. A module's embedded text says the words of the names its file binds at
+   its top level (dunders aside, the first MODULE_NAME_WORDS), never their
+   lines; what is shown does not change.
 """
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from greploom.core.cpg import CpgGraph, NodeKind
+from greploom.core.cpg import CpgData, CpgGraph, CpgNode, NodeKind, SourceLocation
 from greploom.core.keys import node_identities
-from greploom.core.summary import Tier, parameters, summarize_node
+from greploom.core.notes import identifier_words
+from greploom.core.summary import MODULE_NAME_WORDS, TOP_NAMES_ATTR, Tier, parameters, summarize_node
 from tests.properties.strategies import FILES, Program, build_cpg, programs
 
 
@@ -71,3 +76,32 @@ def test_embedded_text_ignores_lines(program: Program, shifts: dict[str, int], t
     for key, (_, embed) in before.items():
         file = key.split(":")[1]
         assert file in embed
+
+
+TOP_NAMES = st.lists(
+    st.sampled_from(
+        ("ALL_METHODS", "MAX_EMAIL_LENGTH", "COLORS_BY_NAME", "__all__", "router", "V2_RENAMED_KEYS")
+    ),
+    max_size=40,
+)
+
+
+@given(TOP_NAMES, st.integers(7001, 9000))
+def test_a_module_embeds_the_words_of_its_top_level_names(names: list[str], line: int) -> None:
+    """``MAX_EMAIL_LENGTH = 2048`` makes its module the nearest vector of "the longest email"."""
+    module = CpgNode("m", NodeKind.MODULE, "networks", SourceLocation("pkg/networks.py", 1, 0))
+    bound = attrs.evolve(
+        module, attrs=((TOP_NAMES_ATTR, tuple(f"{n}:{line + i}" for i, n in enumerate(names))),)
+    )
+    plain, named = (
+        summarize_node(CpgGraph(CpgData(nodes=(node,), edges=())), node, {"m": "pkg.networks"}, Tier.ENHANCED)
+        for node in (module, bound)
+    )
+    assert named.text == plain.text
+    said = list(dict.fromkeys(n for n in names if not n.startswith("__")))[:MODULE_NAME_WORDS]
+    lines = [row for row in named.embed_text.split("\n") if row.startswith("names: ")]
+    if not said:
+        assert named.embed_text == plain.embed_text
+        return
+    assert lines == ["names: " + "; ".join(" ".join(identifier_words(n)) for n in said)]
+    assert not any(str(line + i) in lines[0] for i in range(len(names)))

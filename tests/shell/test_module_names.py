@@ -80,6 +80,43 @@ def test_a_question_saying_a_name_s_words_finds_its_module_at_its_line(project: 
     assert "LIMIT_60 = 60" not in first
 
 
+NETWORKS = '''"""Network types."""
+
+import re
+
+MAX_EMAIL_LENGTH = 2048
+PRETTY_EMAIL_RE = re.compile(r"[^<>]+ <[^<>]+>")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class NameEmail:
+    """A name and an address, as in "John Doe <jd@example.com>"."""
+
+    def __init__(self, name, email):
+        self.name = name
+        self.email = email
+'''
+
+
+def test_a_question_about_what_a_constant_holds_finds_its_module_by_the_bundled_model(tmp_path: Path) -> None:
+    """The module's vector carries the words of the names it binds (``max email length``), so a
+    question that says none of them finds it before the class beside it (pydantic's networks)."""
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "networks.py").write_text(NETWORKS)
+    (root / "pkg" / "users.py").write_text(
+        'def send_welcome(user):\n    """Send the welcome message to a new user\'s email address."""\n'
+        "    return user.email\n"
+    )
+    db = tmp_path / "i.db"
+    assert cli("index", root, "--db", db).code == 0  # the bundled model, offline
+    run = cli("query", "how many characters an email may have at most", "--db", db, "--format", "json")
+    assert run.code == 0, run.err
+    first = run.json()["results"][0]
+    assert first["key"] == "module:pkg/networks.py"
+    assert "MAX_EMAIL_LENGTH = 2048" in first["text"]
+
+
 def test_a_name_bound_to_a_required_module_is_not_worded(project: Path, tmp_path: Path) -> None:
     """``var contentType = require('content-type')`` is an import: a question saying its words
     is not answered by the module requiring it, while its own constants are."""

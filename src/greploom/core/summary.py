@@ -37,6 +37,11 @@ from greploom.core.deprecation import deprecation
 from greploom.core.keys import is_indexable, module_path, written_name
 from greploom.core.notes import body_notes, body_words, identifier_words
 
+# On a module node: the names its file binds at its top level by assignment, "name:line" each
+# in file order (set by greploom.shell.module_names, which reads them with tree-sitter).
+TOP_NAMES_ATTR = "top_names"
+MODULE_NAME_WORDS = 24  # a module's top-level names whose words are embedded with it
+
 if TYPE_CHECKING:  # greploom.core.calls imports this module
     from greploom.core.calls import CallLinks
 
@@ -60,7 +65,7 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 #    (greploom.core.doc_comments): express's req.accepts and req.is had no doc.
 # 9: the comment above a chained assignment's other target (``req.get =`` over
 #    ``req.header = function header(name)``) documents the definition.
-SUMMARY_VERSION = "9"
+SUMMARY_VERSION = "10"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
@@ -311,6 +316,15 @@ def summarize_node(
     # document with docstrings, and there the words of an undocumented class's
     # methods diluted it (httpx 0.787 -> 0.758, attrs 0.738 -> 0.709 with them).
     evidence = ["words: " + " ".join(identifier_words(qualname))]
+    # A module's top-level names, in words ("names: max email length; ..."), so that a
+    # question saying what a constant holds finds the module binding it. Measured on the
+    # quality harness (signals, NDCG@10 0.8213 -> 0.8247): module-level names 0.719 -> 0.760
+    # (pydantic's COLORS_BY_NAME for "colour names mapped to their rgb values" 0.36 -> 1.00);
+    # 8 names: 0.8243, 48: 0.8247.
+    if node.kind is NodeKind.MODULE:
+        bound = _top_names(node.attr(TOP_NAMES_ATTR))[:MODULE_NAME_WORDS]
+        if bound:
+            evidence.append("names: " + "; ".join(" ".join(identifier_words(n)) for n in bound))
     if isinstance(source, str) and not doc and node.kind is not NodeKind.MODULE:
         notes = body_notes(source, python=python)
         if notes:
@@ -322,6 +336,15 @@ def summarize_node(
                 evidence.append("uses: " + " ".join(used))
     embed_text = "\n".join([head, sig, *about, *evidence, *structure])
     return Summary(text=text, embed_text=embed_text, tier=tier)
+
+
+def _top_names(value: object) -> list[str]:
+    """The names of a module node's top-level assignments (``TOP_NAMES_ATTR``: "name:line" items),
+    dunders (``__all__``) left out."""
+    if not isinstance(value, tuple):
+        return []
+    names = (str(item).rpartition(":")[0] for item in value)
+    return list(dict.fromkeys(n for n in names if n and not (n.startswith("__") and n.endswith("__"))))
 
 
 def _about_lines(graph: CpgGraph, node: CpgNode) -> tuple[list[str], str | None]:

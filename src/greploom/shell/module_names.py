@@ -22,9 +22,10 @@ from typing import Any
 import attrs
 
 from greploom.core.cpg import CpgData, NodeKind
+from greploom.core.summary import TOP_NAMES_ATTR
 from greploom.shell.outline import _LANGUAGE_OF, _parser, extension
 
-NAMES_ATTR = "top_names"  # on a module node: ("name:line", ...), in file order
+NAMES_ATTR = TOP_NAMES_ATTR  # on a module node: ("name:line", ...), in file order
 MAX_NAMES = 500  # per module: a generated table of thousands of constants is cut here
 _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function", "function_expression", "class", "class_expression", "generator_function"}
