@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from greploom.core.cpg import CpgData, CpgGraph, CpgNode, NodeKind, SourceLocation
 from greploom.core.keys import node_identities
 from greploom.core.notes import identifier_words
-from greploom.core.summary import MODULE_NAME_WORDS, TOP_NAMES_ATTR, Tier, parameters, summarize_node
+from greploom.core.summary import MODULE_NAME_WORDS, Tier, parameters, summarize_node
+from greploom.core.top_names import TOP_NAMES_ATTR
 from tests.properties.strategies import FILES, Program, build_cpg, programs
 
 

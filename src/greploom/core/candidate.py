@@ -40,6 +40,9 @@ class Candidate:
     vector_score: float | None = None
 
 
+PENALTY = "penalty:"  # the prefix of the signals that demote a candidate ("penalty:test")
+
+
 @attrs.frozen
 class Ranked:
     """A re-scored candidate and the factors that made its score."""
@@ -52,3 +55,8 @@ class Ranked:
     def named(self) -> bool:
         """Whether the query names this definition outright or points at it (by a place)."""
         return any(name in ("definition", "location") for name, _ in self.signals)
+
+    @property
+    def demoted(self) -> bool:
+        """Whether a penalty demoted it (a test, an old copy, a deprecated definition...)."""
+        return any(name.startswith(PENALTY) for name, _ in self.signals)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from greploom.core import legacy
-from greploom.core.candidate import UNPLACED, Candidate, Ranked
+from greploom.core.candidate import PENALTY, UNPLACED, Candidate, Ranked
 from greploom.core.code_categories import NON_PRODUCT_PENALTY, path_category
 from greploom.core.deprecation import inherited_ranks, inherited_scores
 from greploom.core.naming import matches_symbol
@@ -128,11 +128,10 @@ def current_over_legacy(
     )
     out = []
     for r in scored:
-        penalised = any(name.startswith("penalty:") for name, _ in r.signals)
         key = r.candidate.key
         factor = LEGACY_PENALTY if key in demote else OLD_TREE_PENALTY if key in old else 1.0
-        if factor < 1.0 and not penalised and r.candidate.location_rank == 0:
-            signals = (*r.signals, ("penalty:legacy", factor))
+        if factor < 1.0 and not r.demoted and r.candidate.location_rank == 0:
+            signals = (*r.signals, (f"{PENALTY}legacy", factor))
             out.append(Ranked(r.candidate, r.score * factor, signals))
         else:
             out.append(r)

@@ -82,7 +82,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from greploom.core.call_evidence import call_lifts
-from greploom.core.candidate import UNPLACED, Candidate, Ranked
+from greploom.core.candidate import PENALTY, UNPLACED, Candidate, Ranked
 from greploom.core.class_evidence import Scored, class_lifts
 from greploom.core.code_categories import NON_PRODUCT_PENALTY, asked_for, candidate_category
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
@@ -235,16 +235,13 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
         signals.append(("location", LOCATION_BOOST))
     category = candidate_category(candidate.file, candidate.kind)
     # A place the query points at asks for its code, test or not.
-    if category is not None and candidate.location_rank == 0 and not asked_for(category, words):
+    non_product = category is not None and candidate.location_rank == 0 and not asked_for(category, words)
+    if non_product:
         score *= NON_PRODUCT_PENALTY
-        signals.append((f"penalty:{category}", NON_PRODUCT_PENALTY))
-    if (
-        candidate.replaced_by
-        and not any(name.startswith("penalty:") for name, _ in signals)
-        and not asked_for_old(query, candidate)
-    ):
+        signals.append((f"{PENALTY}{category}", NON_PRODUCT_PENALTY))
+    if candidate.replaced_by and not non_product and not asked_for_old(query, candidate):
         score *= DEPRECATED_PENALTY
-        signals.append(("penalty:deprecated", DEPRECATED_PENALTY))
+        signals.append((f"{PENALTY}deprecated", DEPRECATED_PENALTY))
     if (
         candidate.kind in DECLARATION_KINDS
         and kind is QueryKind.NATURAL
@@ -284,12 +281,9 @@ def rank_candidates(
         factors = _file_evidence(scored)
     else:
         factors, evidence = _class_evidence(scored), "class"
-    coherent = [
-        Ranked(r.candidate, r.score * f, (*r.signals, (evidence, f)))
-        for r, f in ((r, factors[r.candidate.key]) for r in scored)
-    ]
+    coherent = _applied(scored, factors, evidence)
     if calls and read.kind is QueryKind.NATURAL:
-        coherent = _call_evidence(coherent, calls)
+        coherent = _applied(coherent, _call_evidence(coherent, calls), "calls")
     # The definitions the query's places point at lead, in the places' order (a
     # traceback's innermost frame first); the rest follow by score.
     coherent.sort(key=lambda r: (r.candidate.location_rank or UNPLACED, -r.score, r.candidate.key))
@@ -307,13 +301,29 @@ def _file_coherence(scored: Sequence[Ranked]) -> dict[str, float]:
     }
 
 
+def _applied(ranked: Sequence[Ranked], factors: Mapping[str, float], signal: str) -> list[Ranked]:
+    """The candidates with their factors (by key) applied, each named ``signal``."""
+    return [
+        Ranked(r.candidate, r.score * f, (*r.signals, (signal, f)))
+        for r, f in ((r, factors[r.candidate.key]) for r in ranked)
+    ]
+
+
+def _as_factors(ranked: Sequence[Ranked], lifts: Mapping[str, float]) -> dict[str, float]:
+    """Additive lifts as factors of each candidate's score, by key: a candidate scoring 0 (no
+    backend found it) gains nothing, as with every factor."""
+    return {
+        r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in ranked
+    }
+
+
+def _scored(ranked: Sequence[Ranked]) -> list[Scored]:
+    return [Scored(c.key, c.qualname, c.file, c.kind, r.score) for r, c in ((r, r.candidate) for r in ranked)]
+
+
 def _class_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
     """Each candidate's factor from its members' evidence (greploom.core.class_evidence), by key."""
-    pool = [Scored(c.key, c.qualname, c.file, c.kind, r.score) for r, c in ((r, r.candidate) for r in scored)]
-    lifts = class_lifts(pool)
-    return {
-        r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in scored
-    }
+    return _as_factors(scored, class_lifts(_scored(scored)))
 
 
 def _file_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
@@ -321,21 +331,11 @@ def _file_evidence(scored: Sequence[Ranked]) -> dict[str, float]:
     members = [
         Member(r.candidate.key, r.candidate.file, r.score, r.candidate.kind == MODULE_KIND) for r in scored
     ]
-    lifts = file_lifts(members)
-    return {
-        r.candidate.key: (r.score + lifts[r.candidate.key]) / r.score if r.score > 0 else 1.0 for r in scored
-    }
+    return _as_factors(scored, file_lifts(members))
 
 
-def _call_evidence(ranked: Sequence[Ranked], calls: Mapping[str, Sequence[str]]) -> list[Ranked]:
-    """The candidates with what each gains from the candidates it calls
-    (greploom.core.call_evidence), read from their scores after file and class evidence."""
-    pool = [Scored(c.key, c.qualname, c.file, c.kind, r.score) for r, c in ((r, r.candidate) for r in ranked)]
-    demoted = {r.candidate.key for r in ranked if any(name.startswith("penalty:") for name, _ in r.signals)}
-    lifts = call_lifts(pool, calls, demoted=demoted)
-    out = []
-    for r in ranked:
-        gain = lifts[r.candidate.key]
-        factor = (r.score + gain) / r.score if r.score > 0 else 1.0
-        out.append(Ranked(r.candidate, r.score * factor, (*r.signals, ("calls", factor))))
-    return out
+def _call_evidence(ranked: Sequence[Ranked], calls: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """Each candidate's factor from the candidates it calls (greploom.core.call_evidence), by key,
+    read from their scores after file and class evidence; a demoted candidate gains nothing."""
+    demoted = {r.candidate.key for r in ranked if r.demoted}
+    return _as_factors(ranked, call_lifts(_scored(ranked), calls, demoted=demoted))

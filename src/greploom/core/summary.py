@@ -36,10 +36,8 @@ from greploom.core.cpg import CpgGraph, CpgNode, EdgeKind, NodeKind
 from greploom.core.deprecation import deprecation
 from greploom.core.keys import is_indexable, module_path, written_name
 from greploom.core.notes import body_notes, body_words, identifier_words
+from greploom.core.top_names import TOP_NAMES_ATTR, parse_top_names
 
-# On a module node: the names its file binds at its top level by assignment, "name:line" each
-# in file order (set by greploom.shell.module_names, which reads them with tree-sitter).
-TOP_NAMES_ATTR = "top_names"
 MODULE_NAME_WORDS = 24  # a module's top-level names whose words are embedded with it
 
 if TYPE_CHECKING:  # greploom.core.calls imports this module
@@ -65,6 +63,7 @@ DOC_EXCERPT_CHARS = 400  # enough for a docstring's summary paragraph, bounded f
 #    (greploom.core.doc_comments): express's req.accepts and req.is had no doc.
 # 9: the comment above a chained assignment's other target (``req.get =`` over
 #    ``req.header = function header(name)``) documents the definition.
+# 10: a module's embedded text says the words of its top-level names (``names:``).
 SUMMARY_VERSION = "10"
 MAX_LISTED = 24  # callees, methods, definitions or imports listed per summary line
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -322,7 +321,7 @@ def summarize_node(
     # (pydantic's COLORS_BY_NAME for "colour names mapped to their rgb values" 0.36 -> 1.00);
     # 8 names: 0.8243, 48: 0.8247.
     if node.kind is NodeKind.MODULE:
-        bound = _top_names(node.attr(TOP_NAMES_ATTR))[:MODULE_NAME_WORDS]
+        bound = _named(parse_top_names(node.attr(TOP_NAMES_ATTR)))[:MODULE_NAME_WORDS]
         if bound:
             evidence.append("names: " + "; ".join(" ".join(identifier_words(n)) for n in bound))
     if isinstance(source, str) and not doc and node.kind is not NodeKind.MODULE:
@@ -338,13 +337,9 @@ def summarize_node(
     return Summary(text=text, embed_text=embed_text, tier=tier)
 
 
-def _top_names(value: object) -> list[str]:
-    """The names of a module node's top-level assignments (``TOP_NAMES_ATTR``: "name:line" items),
-    dunders (``__all__``) left out."""
-    if not isinstance(value, tuple):
-        return []
-    names = (str(item).rpartition(":")[0] for item in value)
-    return list(dict.fromkeys(n for n in names if n and not (n.startswith("__") and n.endswith("__"))))
+def _named(names: tuple[tuple[str, int], ...]) -> list[str]:
+    """The names of ``(name, line)`` pairs, each once, in order, dunders (``__all__``) left out."""
+    return list(dict.fromkeys(n for n, _ in names if not (n.startswith("__") and n.endswith("__"))))
 
 
 def _about_lines(graph: CpgGraph, node: CpgNode) -> tuple[list[str], str | None]:

@@ -25,8 +25,8 @@ from greploom.core.cpg import CpgData, CpgGraph, NodeKind
 from greploom.core.keys import NodeIdentity
 from greploom.core.relink import Link
 from greploom.core.summary import Tier
+from greploom.core.top_names import TOP_NAMES_ATTR, parse_top_names
 from greploom.shell.cpg_parts import PartFaults, PartStore
-from greploom.shell.module_names import NAMES_ATTR, parse_names
 from greploom.shell.rows import row_of, summarized
 from greploom.shell.schema import NodeRow
 from greploom.shell.sources import SourceReport, merge_reports, read_sources_by_file
@@ -122,7 +122,7 @@ def build_rows(
     defined = {(c.ref.file, c.ref.name) for c in contexts if c.ref.kind != "module"}
     top = {
         ident.node_id: tuple(
-            nl for nl in parse_names(node.attr(NAMES_ATTR)) if (node.file, nl[0]) not in defined
+            nl for nl in parse_top_names(node.attr(TOP_NAMES_ATTR)) if (node.file, nl[0]) not in defined
         )
         for ident in own
         if ident.kind is NodeKind.MODULE and (node := graph.node(ident.node_id)) is not None

@@ -22,10 +22,9 @@ from typing import Any
 import attrs
 
 from greploom.core.cpg import CpgData, NodeKind
-from greploom.core.summary import TOP_NAMES_ATTR
+from greploom.core.top_names import TOP_NAMES_ATTR, encode_top_names
 from greploom.shell.outline import _LANGUAGE_OF, _parser, extension
 
-NAMES_ATTR = TOP_NAMES_ATTR  # on a module node: ("name:line", ...), in file order
 MAX_NAMES = 500  # per module: a generated table of thousands of constants is cut here
 _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function", "function_expression", "class", "class_expression", "generator_function"}
@@ -53,7 +52,7 @@ def top_level_names(file: str, text: str) -> tuple[tuple[str, int], ...]:
 def with_top_names(
     data: CpgData, texts: Mapping[str, str], known: Mapping[str, tuple[tuple[str, int], ...]] | None = None
 ) -> CpgData:
-    """The CPG whose module nodes carry their file's top-level names (:data:`NAMES_ATTR`).
+    """The CPG whose module nodes carry their file's top-level names (greploom.core.top_names).
 
     ``known``: the names of files unchanged since the last run, as it stored them
     (parsing every file again cost numpy's edit-one-file run 1.8 s).
@@ -64,27 +63,15 @@ def with_top_names(
     for node in data.nodes:
         text = texts.get(node.file)
         names: tuple[tuple[str, int], ...] = ()
-        if node.kind is NodeKind.MODULE and text is not None and node.attr(NAMES_ATTR) is None:
+        if node.kind is NodeKind.MODULE and text is not None and node.attr(TOP_NAMES_ATTR) is None:
             names = known[node.file] if node.file in known else top_level_names(node.file, text)
         if names:
-            value = tuple(f"{name}:{line}" for name, line in names)
-            nodes.append(attrs.evolve(node, attrs=tuple(sorted([*node.attrs, (NAMES_ATTR, value)]))))
+            value = encode_top_names(names)
+            nodes.append(attrs.evolve(node, attrs=tuple(sorted([*node.attrs, (TOP_NAMES_ATTR, value)]))))
             changed = True
         else:
             nodes.append(node)
     return attrs.evolve(data, nodes=tuple(nodes)) if changed else data
-
-
-def parse_names(value: object) -> tuple[tuple[str, int], ...]:
-    """The (name, line) pairs of a module node's :data:`NAMES_ATTR` value."""
-    if not isinstance(value, tuple):
-        return ()
-    out = []
-    for item in value:
-        name, _, line = str(item).rpartition(":")
-        if name and line.isdigit():
-            out.append((name, int(line)))
-    return tuple(out)
 
 
 def _text(node: Any) -> str:

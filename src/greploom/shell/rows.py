@@ -19,7 +19,7 @@ from greploom.core.expand import NodeContext
 from greploom.core.hashing import content_hash
 from greploom.core.keys import NodeIdentity, node_identities
 from greploom.core.summary import Tier, summarize_node
-from greploom.shell.module_names import NAMES_ATTR, parse_names
+from greploom.core.top_names import TOP_NAMES_ATTR, parse_top_names
 from greploom.shell.schema import NodeRow
 from greploom.shell.serde import load_cpg
 from greploom.shell.sources import read_sources
@@ -127,7 +127,7 @@ def compute_rows(
     # const the outline emits) is found as itself: its module does not bind it twice.
     defined = {(c.ref.file, c.ref.name) for c in resolved.contexts if c.ref.kind != "module"}
     top = {
-        n.id: tuple(nl for nl in parse_names(n.attr(NAMES_ATTR)) if (n.file, nl[0]) not in defined)
+        n.id: tuple(nl for nl in parse_top_names(n.attr(TOP_NAMES_ATTR)) if (n.file, nl[0]) not in defined)
         for n in data.nodes
         if n.kind is NodeKind.MODULE
     }
