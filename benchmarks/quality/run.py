@@ -130,6 +130,10 @@ def _no_declaration() -> None:
     ranking.DECLARATION_PENALTY = 1.0
 
 
+def _no_module_prior() -> None:
+    ranking.MODULE_QUESTION_FACTOR = 1.0
+
+
 # --without NAME: a ranking signal switched off for the run (an ablation, done here so that
 # src/ stays as shipped), with the module and the names it replaces.
 ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
@@ -140,6 +144,7 @@ ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
     "legacy-crowding": (search, ("legacy_trees",), _no_legacy_crowding),  # old copies crowd a list
     "non-product": (ranking, ("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
     "declaration": (ranking, ("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
+    "module-prior": (ranking, ("MODULE_QUESTION_FACTOR",), _no_module_prior),  # modules for questions
 }
 
 

@@ -40,6 +40,10 @@ Laws:
    about old code ("deprecated", "legacy", "v1"...), when the successor takes
    none of its place either; the successor's score never falls for it;
    nothing is removed, and nothing is demoted twice (as a test too).
+10. For a question in words, a module never outranks the same candidate as a
+   definition, unless the question says one of its top-level names (worded),
+   points at it or asks how the code is built, when it scores as the
+   definition does (symbol queries: law 2).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.code_categories import path_category
+from greploom.core.file_evidence import asks_about_architecture
 from greploom.core.ranking import (
     DEFINITION_BOOST,
     EXACT_CASE_BOOST,
@@ -265,6 +270,23 @@ def test_a_declaration_never_outranks_the_same_code(
         "which fields does the type of a session have", attrs.evolve(candidate, kind=code)
     )
     assert typed.score == untyped.score  # asked about types: no penalty
+
+
+@given(queries, candidates, st.sampled_from(("function", "class")), st.integers(0, 3))
+def test_a_module_never_outranks_the_same_definition_for_a_question(
+    query: str, candidate: Candidate, code: str, worded: int
+) -> None:
+    """A module matches many questions a little: a question in words wants a definition first."""
+    candidate = attrs.evolve(candidate, worded_rank=worded)
+    as_definition = score_candidate(query, attrs.evolve(candidate, kind=code)).score
+    as_module = score_candidate(query, attrs.evolve(candidate, kind="module")).score
+    if query_kind(query) is QueryKind.SYMBOL:
+        return  # a module named by its file's name: law 2
+    said = worded > 0 or candidate.location_rank > 0 or asks_about_architecture(frozenset(query.split()))
+    if said:
+        assert as_module == as_definition
+    else:
+        assert as_module < as_definition or as_definition == 0.0
 
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
