@@ -134,6 +134,10 @@ def _no_module_prior() -> None:
     ranking.MODULE_QUESTION_FACTOR = 1.0
 
 
+def _no_factories() -> None:
+    ranking.factories_yield = lambda ranked, built: list(ranked)  # type: ignore[assignment]
+
+
 # --without NAME: a ranking signal switched off for the run (an ablation, done here so that
 # src/ stays as shipped), with the module and the names it replaces.
 ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
@@ -145,6 +149,7 @@ ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
     "non-product": (ranking, ("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
     "declaration": (ranking, ("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
     "module-prior": (ranking, ("MODULE_QUESTION_FACTOR",), _no_module_prior),  # modules for questions
+    "factories": (ranking, ("factories_yield",), _no_factories),  # a private factory yields to what it builds
 }
 
 

@@ -296,6 +296,43 @@ def test_the_definition_calling_the_matching_parts_answers_for_the_whole(tmp_pat
     assert found[:2] == ["function:pkg/request.py:Request.prepare", "function:pkg/log.py:log_request"]
 
 
+FACTORY = """import { MaxLengthCheck } from "./checks";
+
+/** A check that a string or an array is no longer than the maximum length. */
+export function _maxLength(maximum: number, message?: string): MaxLengthCheck {
+  const check = new MaxLengthCheck({ maximum, message });
+  return check;
+}
+
+/** The string without whitespace at either end. */
+export function _trimmed(value: string): string {
+  return value.trim();
+}
+"""
+BUILT = """export class MaxLengthCheck {
+  maximum = 0;
+
+  run(value: string | unknown[]): boolean {
+    return value.length <= this.maximum;
+  }
+}
+"""
+
+
+def test_a_private_factory_gives_its_place_to_what_it_builds(tmp_path: Path) -> None:
+    """zod's ``_maxLength`` says the question's words (its doc, its parameters) and only news
+    the check that enforces them: the check comes first, the factory right after it; named,
+    the factory is found first."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "api.ts").write_text(FACTORY)
+    (root / "src" / "checks.ts").write_text(BUILT)
+    db = _indexed(root, tmp_path)
+    found = [r["key"] for r in _results(db, "reject a string or an array longer than the maximum length")]
+    assert found[:2] == ["class:src/checks.ts:MaxLengthCheck", "function:src/api.ts:_maxLength"]
+    assert _results(db, "_maxLength")[0]["key"] == "function:src/api.ts:_maxLength"
+
+
 def test_the_calls_among_candidates_are_read_from_either_end_of_each_edge(tmp_path: Path) -> None:
     """``calls_among``: the calls between the keys given, once each, none to keys not given; an
     edge the caller's row has lost is still known from the callee's callers."""

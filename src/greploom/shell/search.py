@@ -16,6 +16,7 @@ import attrs
 
 from greploom.core.candidate import Candidate
 from greploom.core.candidate_pool import DEEPER, crowded, deepen, may_be_crowded
+from greploom.core.factories import built_by, is_private
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
 from greploom.core.legacy import legacy_trees
@@ -184,7 +185,11 @@ def ranked_search(
     ]
     # A question lifts the candidate that calls several of the others (greploom.core.call_evidence).
     calls = store.calls_among(described) if natural else None
-    ranked = rank_candidates(query, candidates, namesakes=namesakes(store, candidates), calls=calls)
+    # ... and a thin private factory yields to what it builds (greploom.core.factories).
+    builds = factories(store, candidates) if natural else None
+    ranked = rank_candidates(
+        query, candidates, namesakes=namesakes(store, candidates), calls=calls, builds=builds
+    )
     return [
         SearchHit(r.candidate.key, r.score, r.candidate.lexical_rank, r.candidate.vector_rank) for r in ranked
     ]
@@ -264,6 +269,16 @@ def _describe_more(
     missing = [k for k in dict.fromkeys(keys) if k not in described]
     if missing:
         described.update(store.describe(missing))
+
+
+def factories(store: IndexStore, candidates: Sequence[Candidate]) -> dict[str, frozenset[str]]:
+    """What each candidate that is a thin private factory builds (greploom.core.factories):
+    one read of the private functions' sources, none when there is no such candidate."""
+    private = {c.key: c.name for c in candidates if c.kind == "function" and is_private(c.name)}
+    if not private:
+        return {}
+    found = {key: built_by(private[key], source) for key, source in store.sources(private).items()}
+    return {key: names for key, names in found.items() if names}
 
 
 def namesakes(store: IndexStore, candidates: Sequence[Candidate]) -> list[tuple[str, str]]:

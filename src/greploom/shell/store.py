@@ -307,6 +307,10 @@ class IndexStore:
         """(name, qualname, file, kind) for each stored key given, in key order."""
         return store_rows.describe(self.conn, keys)
 
+    def sources(self, keys: Iterable[str]) -> dict[str, str]:
+        """The stored source of each key given that has one."""
+        return store_rows.sources(self.conn, keys)
+
     def calls_among(self, keys: Iterable[str]) -> dict[str, list[str]]:
         """The calls between these keys, either end storing the edge: caller -> sorted callees."""
         return store_calls.calls_among(self.conn, keys)

@@ -257,6 +257,17 @@ def describe(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, tuple[str,
     return out
 
 
+def sources(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, str]:
+    """The stored source of each key given that has one."""
+    out: dict[str, str] = {}
+    for chunk, marks in in_chunks(sorted(set(keys))):
+        for key, source in conn.execute(
+            f"SELECT key, source FROM nodes WHERE key IN ({marks}) AND source IS NOT NULL", chunk
+        ):
+            out[str(key)] = str(source)
+    return out
+
+
 def definitions_near(conn: apsw.Connection, file: str, line: int, limit: int) -> list[NodeRef]:
     """The definitions of ``file`` (its modules left out), nearest ``line`` first, then by key."""
     return [
