@@ -4,7 +4,8 @@ Laws:
 
 1. A thin private function that constructs ``X`` with ``new`` builds ``X``,
    and its declared return type with it; a public function, a dunder, one
-   that constructs nothing (it delegates: ``return f(...)``) or one longer
+   that constructs nothing (it delegates: ``return f(...)``, or only throws
+   ``new Error(...)``) or one longer
    than FACTORY_LINES lines builds nothing.
 2. Yielding permutes: every candidate stays, and the scores are the input's,
    traded in pairs.
@@ -61,6 +62,8 @@ def test_delegating_is_not_building() -> None:
         built_by("_trim", "export function _trim(): Check<string> {\n  return _overwrite(trim);\n}") == set()
     )
     assert built_by("_x", None) == frozenset()
+    raising = "function _fail(message) {\n  throw new ValidationError(message);\n}"
+    assert built_by("_fail", raising) == frozenset()  # an error it raises is not what it makes
 
 
 def _ranked(draw: st.DrawFn) -> list[Ranked]:

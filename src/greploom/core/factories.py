@@ -14,7 +14,8 @@ definition that
 
 - is a private function (its name starts with ``_``, not a dunder),
 - is thin (at most :data:`FACTORY_LINES` lines), and
-- constructs something (``new X(...)``),
+- constructs something (``new X(...)``, not ``throw new X(...)``: an error it
+  raises is not what it makes),
 
 builds ``X``, and its declared return type (``): T`` or ``) -> T``) when the
 class it constructs is a parameter (``new Class({type: "union", ...})``
@@ -40,8 +41,8 @@ the body does: 0.8324 at 15 lines, 0.8312 at 40 (httpx's 30-line
 Laws (tests/properties/test_factories.py): the output is a permutation of the
 input and the scores are the input's, traded in pairs; a built definition
 never ends below a factory of it that was above it; only factories and what
-they build move; a public function, one with no ``new``, or one longer than
-:data:`FACTORY_LINES` builds nothing.
+they build move; a public function, one with no ``new`` (or only a thrown one),
+or one longer than :data:`FACTORY_LINES` builds nothing.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ import attrs
 from greploom.core.candidate import Ranked
 
 FACTORY_LINES = 15  # a factory is thin: zod's are 10 to 13 lines
-_NEW = re.compile(r"\bnew\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(<]")
+# `new X(` builds X; `throw new X(` raises it (mobx's `_toPrimitive` throws a TypeError).
+_NEW = re.compile(r"(?<!\bthrow\s)\bnew\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(<]")
 # The declared return type: `): T` (TypeScript) or `) -> T` (Python), on the signature's line.
 _RETURNS = re.compile(r"\)[ \t]*(?::|->)[ \t]*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)")
 _DECLARATIONS = frozenset({"interface", "type"})
