@@ -148,7 +148,7 @@ ABLATIONS: dict[str, tuple[ModuleType, tuple[str, ...], Callable[[], None]]] = {
     "legacy-crowding": (search, ("legacy_trees",), _no_legacy_crowding),  # old copies crowd a list
     "non-product": (ranking, ("NON_PRODUCT_PENALTY",), _no_non_product),  # tests, examples, stubs...
     "declaration": (ranking, ("DECLARATION_PENALTY",), _no_declaration),  # interfaces, type aliases
-    "module-prior": (ranking, ("MODULE_QUESTION_FACTOR",), _no_module_prior),  # modules for questions
+    "module-prior": (ranking, ("MODULE_QUESTION_FACTOR",), _no_module_prior),  # modules, values for questions
     "factories": (ranking, ("factories_yield",), _no_factories),  # a private factory yields to what it builds
 }
 

@@ -24,7 +24,10 @@ Laws:
    outranks the same candidate placed in product code, unless the query asks
    for it; nor does a type that only declares a shape (an interface, a type
    alias) outrank the same candidate as code, for a question in words that
-   does not ask about types. Symbol queries are never affected.
+   does not ask about types. Symbol queries are never affected. A question
+   whose head asks for tests ("tests that ...", "which test checks ...")
+   ranks test code above the same candidate in product code; one that only
+   says the word ("how does the test client work") lets it in, no more.
 7. A definition is named by its name and by its qualified name (or a dotted
    suffix of it), as written or all in lower case; a symbol with a capital
    names only definitions in that case (smart case). Sentence punctuation is
@@ -43,7 +46,8 @@ Laws:
 10. For a question in words, a module never outranks the same candidate as a
    definition, unless the question says one of its top-level names (worded),
    points at it or asks how the code is built, when it scores as the
-   definition does (symbol queries: law 2).
+   definition does (symbol queries: law 2); nor does a value bound at module
+   level (a variable), unless the question says its name's words.
 """
 
 from __future__ import annotations
@@ -252,6 +256,21 @@ def test_penalties_demote_but_do_not_remove(query: str, candidate: Candidate) ->
         assert b <= a
 
 
+@given(
+    st.sampled_from(("tests that retries back off", "which test checks parse_url", "find the tests of send")),
+    candidates,
+)
+def test_a_question_heading_for_tests_wants_them_first(query: str, candidate: Candidate) -> None:
+    """Asked for tests, test code comes before the same code in the product."""
+    candidate = attrs.evolve(candidate, location_rank=0)
+    as_test = score_candidate(query, attrs.evolve(candidate, file="tests/test_utils.py")).score
+    as_product = score_candidate(query, attrs.evolve(candidate, file="pkg/utils.py")).score
+    assert as_test > as_product or as_product == 0.0
+    said = "how does the test client send requests"  # the word, not the head: let in, no more
+    in_tests = score_candidate(said, attrs.evolve(candidate, file="tests/test_utils.py")).score
+    assert in_tests == score_candidate(said, attrs.evolve(candidate, file="pkg/utils.py")).score
+
+
 @given(queries, candidates, st.sampled_from(("interface", "type")), st.sampled_from(("function", "class")))
 def test_a_declaration_never_outranks_the_same_code(
     query: str, candidate: Candidate, decl: str, code: str
@@ -287,6 +306,21 @@ def test_a_module_never_outranks_the_same_definition_for_a_question(
         assert as_module == as_definition
     else:
         assert as_module < as_definition or as_definition == 0.0
+
+
+@given(st.sampled_from(("how are retries handled", "where is the backoff delay computed")), candidates)
+def test_a_value_never_outranks_the_same_definition_unless_named(query: str, candidate: Candidate) -> None:
+    """``DEFAULT_RETRIES = 3`` is what a question about retries is about less often than the code."""
+    candidate = attrs.evolve(candidate, name="send", location_rank=0)  # a name neither question says
+    as_function = score_candidate(query, attrs.evolve(candidate, kind="function")).score
+    as_value = score_candidate(query, attrs.evolve(candidate, kind="variable")).score
+    assert as_value < as_function or as_function == 0.0
+    said = attrs.evolve(candidate, name="backoff_delay")  # "backoff delay": the question says it
+    named = "where is the backoff delay computed"
+    assert (
+        score_candidate(named, attrs.evolve(said, kind="variable")).score
+        == score_candidate(named, attrs.evolve(said, kind="function")).score
+    )
 
 
 identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
@@ -337,6 +371,7 @@ def test_each_language_s_test_and_generated_files() -> None:
         "internal/testdata/x.go",
         "pkg/mocks/store.go",
         "src/it/ClientIT.java",
+        "src/click/testing.py",  # the runners users test with, as a testing/ folder holds
     )
     for path in tests:
         assert path_category(path) == "test", path

@@ -33,7 +33,9 @@ ever removed; signals only move candidates.
                 length enforced" wants the check, not ``$ZodCheckMaxLengthDef``
     x module  = MODULE_QUESTION_FACTOR for a module answering a question in words
                 that says none of its top-level names (greploom.core.naming.worded),
-                points at no place in it and does not ask how the code is built
+                points at no place in it and does not ask how the code is built; the
+                same for a value bound at module level (a variable) whose name it
+                does not say
     x old     = DEPRECATED_PENALTY for a definition its code marks deprecated (a
                 ``@deprecated`` decorator or doc tag, an opening deprecation warning:
                 greploom.core.deprecation) whose note names a successor among the
@@ -92,7 +94,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from greploom.core.call_evidence import call_lifts
 from greploom.core.candidate import PENALTY, UNPLACED, Candidate, Ranked
 from greploom.core.class_evidence import Scored, class_lifts
-from greploom.core.code_categories import NON_PRODUCT_PENALTY, asked_for, candidate_category
+from greploom.core.code_categories import NON_PRODUCT_PENALTY, asked_for, candidate_category, leads_with_tests
 from greploom.core.factories import factories_yield
 from greploom.core.file_evidence import MODULE_KIND, Member, asks_about_architecture, file_lifts
 from greploom.core.fusion import RRF_K
@@ -100,7 +102,7 @@ from greploom.core.lexical import identifier_parts, identifier_tokens
 
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
 # greploom.core.query's; their functions stay importable from here.
-from greploom.core.naming import folds_case, matches_symbol, order_named, spelled  # noqa: F401
+from greploom.core.naming import folds_case, matches_symbol, order_named, spelled, worded  # noqa: F401
 
 # The old code's stage (deprecation marks, legacy copies: greploom.core.old_code); its names
 # stay importable from here.
@@ -173,7 +175,21 @@ WORDED_WEIGHT = 1.0
 # suggestSimilar.js above the function suggestSimilar it exists for. Measured on the quality
 # harness (signals, NDCG@10, mean over 11): 0.8247 -> 0.8271 at 0.85 (0.9: 0.8264, 0.8:
 # 0.8254, module-level names 0.760 -> 0.712 there; on worded modules too: 0.8254).
+#
+# A value bound at module level (a variable: TypeScript's `export const boolean = /true|false/i`,
+# zod's NUMBER_FORMAT_RANGES) likewise, unless the question says its name's words: a question
+# asks how code behaves more often than what a constant holds. Measured (signals, NDCG@10):
+# 0.8306 -> 0.8316 at 0.85 or 0.7 ("run a user predicate and report a custom issue when it
+# returns false" 0.62 -> 0.85: zod's regex `boolean` had come first).
 MODULE_QUESTION_FACTOR = 0.85
+VARIABLE_KIND = "variable"
+# A question whose head asks for tests (greploom.core.code_categories.leads_with_tests: "tests
+# that the sandbox refuses unsafe attribute access") lifts test code; other questions saying
+# "test" only let it in unpenalized. Measured (signals, NDCG@10): 0.8331 -> 0.8352, tests asked
+# for 0.815 -> 0.914 (jinja2's TestSandbox 0.39 -> 1.00, test_split_template_path 0.63 ->
+# 1.00, which its product function had passed); x1.3 / 2.0: 0.8334 / 0.8352; for every
+# question saying "test": 0.8327 ("how does the test client run an ASGI app" 1.00 -> 0.33).
+TESTS_ASKED_LIFT = 1.6
 FILE_COHERENCE = 0.05  # per other candidate in the same file
 MAX_COHERENCE_PEERS = 4
 
@@ -260,25 +276,31 @@ def _score(query: Query, candidate: Candidate, k: float) -> Ranked:
     if candidate.replaced_by and not non_product and not asked_for_old(query, candidate):
         score *= DEPRECATED_PENALTY
         signals.append((f"{PENALTY}deprecated", DEPRECATED_PENALTY))
-    for signal, factor in _kind_priors(query, candidate):
+    for signal, factor in _priors(query, candidate, category):
         score *= factor
         signals.append((signal, factor))
     return Ranked(candidate, score, tuple(signals))
 
 
-def _kind_priors(query: Query, candidate: Candidate) -> list[tuple[str, float]]:
-    """What a question in words says of a candidate's kind: a declaration, a module (neither
-    a demotion: the candidate is what it is about no less for them)."""
+def _priors(query: Query, candidate: Candidate, category: str | None) -> list[tuple[str, float]]:
+    """What a question in words says of test code when its head asks for tests, and of a
+    candidate's kind (a declaration, a module, a value bound at module level: none a
+    demotion, the candidate is what it is about no less)."""
     if query.kind is not QueryKind.NATURAL or candidate.location_rank > 0:
         return []
+    asked = category == "test" and leads_with_tests(query.text)
+    return [*([("tests asked", TESTS_ASKED_LIFT)] if asked else []), *_kind_prior(query, candidate)]
+
+
+def _kind_prior(query: Query, candidate: Candidate) -> list[tuple[str, float]]:
     if candidate.kind in DECLARATION_KINDS and not (query.words & _ASKS_FOR_TYPES):
         return [("declaration", DECLARATION_PENALTY)]
-    if (
-        candidate.kind == MODULE_KIND
-        and candidate.worded_rank == 0
-        and not asks_about_architecture(query.words)
-    ):
+    if asks_about_architecture(query.words):
+        return []
+    if candidate.kind == MODULE_KIND and candidate.worded_rank == 0:
         return [("module", MODULE_QUESTION_FACTOR)]
+    if candidate.kind == VARIABLE_KIND and not worded(query.words, [(candidate.key, candidate.name, 0)]):
+        return [("value", MODULE_QUESTION_FACTOR)]
     return []
 
 
