@@ -8,15 +8,14 @@ Laws:
    ``new Error(...)``) or one longer
    than FACTORY_LINES lines builds nothing.
 2. Yielding permutes: every candidate stays, and the scores are the input's,
-   traded in pairs.
+   traded in pairs, each pair a factory and what it builds.
 3. A built definition that a factory of it outranked ends above that factory;
-   a declaration (interface, type alias) never takes a factory's place.
+   a declaration (interface, type alias), another factory, or a candidate a
+   place in the query points at never takes a factory's place.
 4. Only factories and what they build move; with nothing built, nothing moves.
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 import attrs
 from hypothesis import given
@@ -48,6 +47,15 @@ def test_a_public_function_builds_nothing(name: str, padding: int) -> None:
     assert built_by(name, _factory(name, "$ZodCheckMaxLength", padding=padding)) == frozenset()
 
 
+def test_a_factory_is_at_most_factory_lines_long() -> None:
+    """_factory's lines: the signature, the padding, the return, the closing brace."""
+    longest = _factory("_maxLength", "$ZodCheckMaxLength", padding=FACTORY_LINES - 3)
+    assert longest.count("\n") + 1 == FACTORY_LINES
+    assert built_by("_maxLength", longest) == {"$ZodCheckMaxLength"}
+    longer = _factory("_maxLength", "$ZodCheckMaxLength", padding=FACTORY_LINES - 2)
+    assert built_by("_maxLength", longer) == frozenset()
+
+
 @given(st.integers(FACTORY_LINES, FACTORY_LINES + 20))
 def test_a_long_function_is_no_factory(padding: int) -> None:
     assert (
@@ -62,8 +70,17 @@ def test_delegating_is_not_building() -> None:
         built_by("_trim", "export function _trim(): Check<string> {\n  return _overwrite(trim);\n}") == set()
     )
     assert built_by("_x", None) == frozenset()
-    raising = "function _fail(message) {\n  throw new ValidationError(message);\n}"
+    raising = "function _fail(message) {\n  throw  new ValidationError(message);\n}"
     assert built_by("_fail", raising) == frozenset()  # an error it raises is not what it makes
+    said = 'function _m() {\n  // a new Session (x)\n  const s = "new Foo(";\n  return s;\n}'
+    assert built_by("_m", said) == frozenset()  # comments and strings are not code
+    python = 'def _make(cfg):\n    """Return a new Session (pooled)."""\n    return Session(cfg)\n'
+    assert built_by("_make", python, python=True) == frozenset()
+
+
+def test_the_return_type_is_read_in_the_signature_only() -> None:
+    body = "function _r(a) {\n  const x = a ? g(a) : fallback;\n  return new X(x);\n}"
+    assert built_by("_r", body) == {"X"}
 
 
 def _ranked(draw: st.DrawFn) -> list[Ranked]:
@@ -93,30 +110,39 @@ builds = st.dictionaries(
 def test_yielding_permutes_and_trades_scores(pool: list[Ranked], built: dict[str, frozenset[str]]) -> None:
     out = factories_yield(pool, built)
     assert sorted(r.candidate.key for r in out) == sorted(r.candidate.key for r in pool)
-    assert Counter(r.score for r in out) == Counter(r.score for r in pool)
-    assert [r.score for r in out] == [r.score for r in pool]  # still best first
+    assert [r.score for r in out] == [r.score for r in pool]  # the same scores, still best first
+    at = {r.candidate.key: i for i, r in enumerate(pool)}
+    for i, r in enumerate(out):
+        if r.candidate.key == pool[i].candidate.key:
+            continue
+        j = at[r.candidate.key]  # r came from j; what was at i now stands at j: a pair traded
+        assert out[j].candidate.key == pool[i].candidate.key
+        up, down = (r, out[j]) if j > i else (out[j], r)
+        assert dict(up.signals).get("built") == 1.0 and dict(down.signals).get("builds") == 1.0
+        factory = down.candidate
+        assert up.candidate.name in built[factory.key]  # the one moving up is what the other builds
+        assert up.candidate.kind not in ("interface", "type") and not built.get(up.candidate.key)
+        assert up.candidate.location_rank == factory.location_rank == 0
 
 
-@given(pools, builds)
-def test_what_a_factory_builds_ends_above_it(pool: list[Ranked], built: dict[str, frozenset[str]]) -> None:
-    out = factories_yield(pool, built)
+@given(pools, st.integers(0, 7), st.frozensets(st.sampled_from(NAMES), min_size=1, max_size=2))
+def test_what_a_factory_builds_ends_above_it(pool: list[Ranked], at: int, names: frozenset[str]) -> None:
+    """One factory: the best code below it that it builds, scoring less, ends above it."""
+    if at >= len(pool):
+        return
+    factory = pool[at].candidate
+    out = factories_yield(pool, {factory.key: names})
     place = {r.candidate.key: i for i, r in enumerate(out)}
-    before = {r.candidate.key: i for i, r in enumerate(pool)}
-    moved = {r.candidate.key for r in out if place[r.candidate.key] != before[r.candidate.key]}
-    for key in moved:
-        ranked = next(r for r in out if r.candidate.key == key)
-        if "built" in dict(ranked.signals):  # took a factory's place: it is what one builds
-            assert ranked.candidate.kind not in ("interface", "type")
-            assert any(ranked.candidate.name in built.get(k, ()) for k in moved if k != key)
-        else:  # gave its place: it is a factory
-            assert "builds" in dict(ranked.signals) and built.get(key)
-    for r in pool:
-        names = built.get(r.candidate.key, frozenset())
-        below = [t for t in pool[before[r.candidate.key] + 1 :] if t.candidate.name in names]
-        code = [t for t in below if t.candidate.kind not in ("interface", "type")]
-        # the first code it builds below it, when nothing else took or gave its place first
-        if code and r.candidate.key not in moved and code[0].candidate.key not in moved:
-            assert code[0].score >= r.score
+    below = [
+        r
+        for r in pool[at + 1 :]
+        if r.candidate.name in names and r.candidate.kind not in ("interface", "type")
+    ]
+    unplaced = factory.location_rank == 0 and below and below[0].candidate.location_rank == 0
+    if unplaced and below[0].score < pool[at].score:
+        assert place[below[0].candidate.key] < place[factory.key]
+    else:
+        assert out == pool
 
 
 @given(pools)

@@ -14,11 +14,11 @@ definition that
 
 - is a private function (its name starts with ``_``, not a dunder),
 - is thin (at most :data:`FACTORY_LINES` lines), and
-- constructs something (``new X(...)``, not ``throw new X(...)``: an error it
-  raises is not what it makes),
+- constructs something in its code (``new X(...)``, not ``throw new X(...)``: an
+  error it raises is not what it makes; not in a comment or a string),
 
-builds ``X``, and its declared return type (``): T`` or ``) -> T``) when the
-class it constructs is a parameter (``new Class({type: "union", ...})``
+builds ``X``, and its declared return type (``): T {``, in its signature) when
+the class it constructs is a parameter (``new Class({type: "union", ...})``
 returning ``schemas.$ZodUnion``). When what it builds is a candidate ranked
 below it, the two trade places and scores: the built definition takes the
 factory's, the factory the built one's. Declarations (interfaces, type
@@ -55,10 +55,17 @@ import attrs
 from greploom.core.candidate import Ranked
 
 FACTORY_LINES = 15  # a factory is thin: zod's are 10 to 13 lines
+# Comments and string literals say nothing of what code does ("returns a new Session").
+_NOT_CODE = re.compile(
+    r"//[^\n]*|/\*.*?\*/"  # comments
+    r"|`(?:\\.|[^`\\])*`|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"",  # strings
+    re.S,
+)
+_NAME = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"
 # `new X(` builds X; `throw new X(` raises it (mobx's `_toPrimitive` throws a TypeError).
-_NEW = re.compile(r"(?<!\bthrow\s)\bnew\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(<]")
-# The declared return type: `): T` (TypeScript) or `) -> T` (Python), on the signature's line.
-_RETURNS = re.compile(r"\)[ \t]*(?::|->)[ \t]*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)")
+_NEW = re.compile(rf"(\bthrow\s+)?\bnew\s+({_NAME})\s*[(<]")
+# The declared return type, `): T {`, read in the signature only: up to the brace opening the body.
+_RETURNS = re.compile(rf"\)\s*:\s*({_NAME})[^{{]*\{{\s*$", re.M)
 _DECLARATIONS = frozenset({"interface", "type"})
 
 
@@ -67,16 +74,18 @@ def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def built_by(name: str, source: str | None) -> frozenset[str]:
+def built_by(name: str, source: str | None, *, python: bool = False) -> frozenset[str]:
     """The names of what the definition ``name`` with this ``source`` builds, as a thin private
-    factory: the classes it constructs with ``new`` and, when it does, its declared return
-    type (last dotted segments); none for any other definition."""
-    if not source or not is_private(name) or source.count("\n") >= FACTORY_LINES:
+    factory: the classes its code constructs with ``new`` and, when it does, its declared
+    return type (last dotted segments); none for any other definition, and none in Python
+    (``python``), which constructs by calling."""
+    if python or not source or not is_private(name) or source.count("\n") >= FACTORY_LINES:
         return frozenset()
-    constructed = [n.rsplit(".", 1)[-1] for n in _NEW.findall(source)]
+    code = _NOT_CODE.sub(" ", source)
+    constructed = [built.rsplit(".", 1)[-1] for thrown, built in _NEW.findall(code) if not thrown]
     if not constructed:
         return frozenset()
-    returns = _RETURNS.search(source)
+    returns = _RETURNS.search(code)
     declared = [returns.group(1).rsplit(".", 1)[-1]] if returns else []
     return frozenset(constructed + declared) - {name}
 
@@ -84,22 +93,33 @@ def built_by(name: str, source: str | None) -> frozenset[str]:
 def factories_yield(ranked: Sequence[Ranked], built: Mapping[str, frozenset[str]]) -> list[Ranked]:
     """``ranked`` (best first) with each factory trading place and score with the best
     candidate below it that it builds (``built``: key -> names, :func:`built_by`); best
-    factories first, each candidate moving once; the result best first by score."""
+    factories first. Each candidate and each name moves once; a factory is never what
+    another one builds (``_g`` newing ``_f``: ``_f`` yields to what it builds instead), and
+    a candidate a query's place points at (which leads anyway) takes no part."""
     out = list(ranked)
+    factories = {key for key, names in built.items() if names}
     moved: set[str] = set()
+    taken: set[str] = set()
     for i in range(len(out)):
         factory = out[i]
-        names = built.get(factory.candidate.key)
-        if not names or factory.candidate.key in moved:
+        names = built.get(factory.candidate.key, frozenset()) - taken
+        if not names or factory.candidate.key in moved or factory.candidate.location_rank > 0:
             continue
         for j in range(i + 1, len(out)):
             target = out[j]
             c = target.candidate
-            if c.name in names and c.kind not in _DECLARATIONS and c.key not in moved:
+            if (
+                c.name in names
+                and c.kind not in _DECLARATIONS
+                and c.key not in moved
+                and c.key not in factories
+                and c.location_rank == 0
+            ):
                 if target.score < factory.score:
                     out[i] = _traded(target, factory.score, "built")
                     out[j] = _traded(factory, target.score, "builds")
                     moved.update((factory.candidate.key, c.key))
+                    taken.add(c.name)
                 break
     return out
 

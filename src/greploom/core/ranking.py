@@ -185,10 +185,11 @@ MODULE_QUESTION_FACTOR = 0.85
 VARIABLE_KIND = "variable"
 # A question whose head asks for tests (greploom.core.code_categories.leads_with_tests: "tests
 # that the sandbox refuses unsafe attribute access") lifts test code; other questions saying
-# "test" only let it in unpenalized. Measured (signals, NDCG@10): 0.8331 -> 0.8352, tests asked
+# "test" only let it in unpenalized. Measured (signals, NDCG@10): 0.8316 -> 0.8337, tests asked
 # for 0.815 -> 0.914 (jinja2's TestSandbox 0.39 -> 1.00, test_split_template_path 0.63 ->
-# 1.00, which its product function had passed); x1.3 / 2.0: 0.8334 / 0.8352; for every
-# question saying "test": 0.8327 ("how does the test client run an ASGI app" 1.00 -> 0.33).
+# 1.00, which its product function had passed); x1.3 / 2.0: 0.8319 / 0.8337; for every
+# question saying "test": 0.8327 with a testing.py module as test code ("how does the test
+# client run an ASGI app" 1.00 -> 0.33).
 TESTS_ASKED_LIFT = 1.6
 FILE_COHERENCE = 0.05  # per other candidate in the same file
 MAX_COHERENCE_PEERS = 4

@@ -25,6 +25,7 @@ from greploom.core.old_code import legacy_suspects
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import rank_candidates
 from greploom.core.score_fusion import VECTOR_FLOOR_RANK, ScoreScale
+from greploom.core.summary import is_python
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 from greploom.shell.successors import successors
@@ -274,7 +275,12 @@ def _describe_more(
 def factories(store: IndexStore, candidates: Sequence[Candidate]) -> dict[str, frozenset[str]]:
     """What each candidate that is a thin private factory builds (greploom.core.factories):
     one read of the private functions' sources, none when there is no such candidate."""
-    private = {c.key: c.name for c in candidates if c.kind == "function" and is_private(c.name)}
+    # Python constructs by calling, which cannot be told from delegating: its code never yields.
+    private = {
+        c.key: c.name
+        for c in candidates
+        if c.kind == "function" and is_private(c.name) and not is_python(c.file)
+    }
     if not private:
         return {}
     found = {key: built_by(private[key], source) for key, source in store.sources(private).items()}
