@@ -5,7 +5,8 @@ Laws:
 1. A thin private function that constructs ``X`` with ``new`` builds ``X``,
    and its declared return type with it; a public function, a dunder, one
    that constructs nothing (it delegates: ``return f(...)``, or only throws
-   ``new Error(...)``) or one longer
+   ``new Error(...)``, or says "new" in a comment or string), a Python
+   function (``may_build``: Python constructs by calling) or one longer
    than FACTORY_LINES lines builds nothing.
 2. Yielding permutes: every candidate stays, and the scores are the input's,
    traded in pairs, each pair a factory and what it builds.
@@ -22,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from greploom.core.candidate import Candidate, Ranked
-from greploom.core.factories import FACTORY_LINES, built_by, factories_yield
+from greploom.core.factories import FACTORY_LINES, built_by, factories_yield, may_build
 
 NAMES = ("_maxLength", "_union", "$ZodCheckMaxLength", "$ZodUnion", "parse", "_helper", "Check")
 kinds = st.sampled_from(("function", "function", "class", "interface", "type"))
@@ -75,7 +76,9 @@ def test_delegating_is_not_building() -> None:
     said = 'function _m() {\n  // a new Session (x)\n  const s = "new Foo(";\n  return s;\n}'
     assert built_by("_m", said) == frozenset()  # comments and strings are not code
     python = 'def _make(cfg):\n    """Return a new Session (pooled)."""\n    return Session(cfg)\n'
-    assert built_by("_make", python, python=True) == frozenset()
+    assert built_by("_make", python) == frozenset()  # its docstring's "new" is no construction
+    assert not may_build("_make", "pkg/session.py") and may_build("_make", "src/api.ts")
+    assert not may_build("make", "src/api.ts")
 
 
 def test_the_return_type_is_read_in_the_signature_only() -> None:

@@ -53,6 +53,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from greploom.core.candidate import Ranked
+from greploom.core.summary import is_python
 
 FACTORY_LINES = 15  # a factory is thin: zod's are 10 to 13 lines
 # Comments and string literals say nothing of what code does ("returns a new Session").
@@ -74,12 +75,18 @@ def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def built_by(name: str, source: str | None, *, python: bool = False) -> frozenset[str]:
+def may_build(name: str, file: str) -> bool:
+    """Whether the function ``name`` of ``file`` may be a factory, before its source is read:
+    private, and not Python, which constructs by calling."""
+    return is_private(name) and not is_python(file)
+
+
+def built_by(name: str, source: str | None) -> frozenset[str]:
     """The names of what the definition ``name`` with this ``source`` builds, as a thin private
     factory: the classes its code constructs with ``new`` and, when it does, its declared
-    return type (last dotted segments); none for any other definition, and none in Python
-    (``python``), which constructs by calling."""
-    if python or not source or not is_private(name) or source.count("\n") >= FACTORY_LINES:
+    return type (last dotted segments); none for any other definition. Python functions are
+    left out before (:func:`may_build`)."""
+    if not source or not is_private(name) or source.count("\n") >= FACTORY_LINES:
         return frozenset()
     code = _NOT_CODE.sub(" ", source)
     constructed = [built.rsplit(".", 1)[-1] for thrown, built in _NEW.findall(code) if not thrown]

@@ -88,16 +88,33 @@ def name_stems(name: str) -> frozenset[str]:
     return frozenset(stem(p) for p in identifier_parts(name) if p not in STOPWORDS and len(p) >= 2)
 
 
+def said_stems(words: frozenset[str]) -> frozenset[str]:
+    """The stems of a question's words a name's words are compared with (short words left out,
+    unless they hold a digit: ``v2``)."""
+    return frozenset(stem(w) for w in words if len(w) >= 3 or any(c.isdigit() for c in w))
+
+
+def _says(said: frozenset[str], parts: frozenset[str]) -> int:
+    """How many of a name's word stems ``parts`` are said, when enough are to name it (else 0)."""
+    shared = len(parts & said)
+    return shared if shared >= WORDED_MIN and shared >= WORDED_SHARE * len(parts) else 0
+
+
+def says_name(words: frozenset[str], name: str) -> bool:
+    """Whether a question's ``words`` say ``name`` by its words, as :func:`worded` reads them."""
+    return _says(said_stems(words), name_stems(name)) > 0
+
+
 def worded(words: frozenset[str], rows: Iterable[tuple[str, str, int]]) -> tuple[tuple[str, int], ...]:
     """``(key, line)`` of the module-level names (``(key, name, line)`` rows) a question's
     ``words`` say at least :data:`WORDED_MIN` words of: most words said first, then the
     larger share of the name said, then by key and line; each module once, at its best."""
-    said = frozenset(stem(w) for w in words if len(w) >= 3 or any(c.isdigit() for c in w))
+    said = said_stems(words)
     scored = []
     for key, name, line in rows:
         parts = name_stems(name)
-        shared = len(parts & said)
-        if shared >= WORDED_MIN and shared >= WORDED_SHARE * len(parts):
+        shared = _says(said, parts)
+        if shared:
             scored.append((-shared, -shared / len(parts), key, line))
     best: dict[str, int] = {}
     for *_, key, line in sorted(scored):

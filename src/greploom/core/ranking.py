@@ -102,7 +102,7 @@ from greploom.core.lexical import identifier_parts, identifier_tokens
 
 # Which definitions a symbol names is greploom.core.naming's to say, and how a query reads
 # greploom.core.query's; their functions stay importable from here.
-from greploom.core.naming import folds_case, matches_symbol, order_named, spelled, worded  # noqa: F401
+from greploom.core.naming import folds_case, matches_symbol, order_named, says_name, spelled  # noqa: F401
 
 # The old code's stage (deprecation marks, legacy copies: greploom.core.old_code); its names
 # stay importable from here.
@@ -300,7 +300,7 @@ def _kind_prior(query: Query, candidate: Candidate) -> list[tuple[str, float]]:
         return []
     if candidate.kind == MODULE_KIND and candidate.worded_rank == 0:
         return [("module", MODULE_QUESTION_FACTOR)]
-    if candidate.kind == VARIABLE_KIND and not worded(query.words, [(candidate.key, candidate.name, 0)]):
+    if candidate.kind == VARIABLE_KIND and not says_name(query.words, candidate.name):
         return [("value", MODULE_QUESTION_FACTOR)]
     return []
 

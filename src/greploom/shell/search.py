@@ -16,7 +16,7 @@ import attrs
 
 from greploom.core.candidate import Candidate
 from greploom.core.candidate_pool import DEEPER, crowded, deepen, may_be_crowded
-from greploom.core.factories import built_by, is_private
+from greploom.core.factories import built_by, may_build
 from greploom.core.focus import stem
 from greploom.core.fusion import rrf_fuse
 from greploom.core.legacy import legacy_trees
@@ -25,7 +25,6 @@ from greploom.core.old_code import legacy_suspects
 from greploom.core.query import Query, QueryKind, as_query
 from greploom.core.ranking import rank_candidates
 from greploom.core.score_fusion import VECTOR_FLOOR_RANK, ScoreScale
-from greploom.core.summary import is_python
 from greploom.shell.ports import Embedder
 from greploom.shell.store import IndexStore
 from greploom.shell.successors import successors
@@ -219,13 +218,10 @@ def worded_modules(store: IndexStore, query: Query) -> tuple[tuple[str, int], ..
         return ()
     # A name a JavaScript module binds to another module (`var contentType = require(...)`)
     # is an import, as Python's are, which the names leave out: not this module's own.
-    sources = store.conn.execute(
-        f"SELECT key, coalesce(source, '') FROM nodes WHERE key IN ({','.join('?' * len(found))})",
-        [key for key, _line in found],
-    )
+    sources = store.sources(key for key, _line in found)
     imported = {
         (key, name)
-        for key, source in sources
+        for key, source in sources.items()
         for k, name, _line in rows
         if k == key and re.search(rf"\b{re.escape(name)}\s*=\s*require\(", source)
     }
@@ -275,12 +271,7 @@ def _describe_more(
 def factories(store: IndexStore, candidates: Sequence[Candidate]) -> dict[str, frozenset[str]]:
     """What each candidate that is a thin private factory builds (greploom.core.factories):
     one read of the private functions' sources, none when there is no such candidate."""
-    # Python constructs by calling, which cannot be told from delegating: its code never yields.
-    private = {
-        c.key: c.name
-        for c in candidates
-        if c.kind == "function" and is_private(c.name) and not is_python(c.file)
-    }
+    private = {c.key: c.name for c in candidates if c.kind == "function" and may_build(c.name, c.file)}
     if not private:
         return {}
     found = {key: built_by(private[key], source) for key, source in store.sources(private).items()}
